@@ -1,0 +1,1 @@
+//! N-API binding for acp-fs (placeholder until the binding lands).

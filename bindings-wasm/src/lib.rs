@@ -1,0 +1,1 @@
+//! wasm-bindgen binding for acp-fs (placeholder until the binding lands).

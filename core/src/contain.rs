@@ -1,0 +1,163 @@
+//! Roots, deny rules and real-path containment (semantics.md §3, §8).
+
+use crate::engine::Shared;
+use crate::error::{AcpFsError, ErrorKind};
+use crate::io::{Answer, Io};
+use crate::operation::Channel;
+use crate::path::AbsPath;
+use crate::storage::{StorageError, StorageErrorKind, Symlinks};
+
+/// A path that passed every check.
+pub(crate) struct Target {
+    /// What the agent asked for, normalized: used in messages and as the overlay key.
+    pub requested: AbsPath,
+    /// Where the I/O goes: the resolved path when the storage has symlinks.
+    pub real: AbsPath,
+    /// Trailing components that do not exist yet (0: the file exists; 1: only the file is
+    /// missing); `None` when the storage cannot tell (no symlink support, so no resolution).
+    pub missing: Option<usize>,
+}
+
+/// The checks that need no I/O: lexical roots and the deny list.
+pub(crate) fn lexical(shared: &Shared, roots: &[AbsPath], path: &AbsPath, writing: bool) -> Result<(), AcpFsError> {
+    if !roots.iter().any(|r| path.starts_with(r)) {
+        if shared.policy.options.zed_compat && !writing {
+            return Err(AcpFsError::not_found(path.as_str()));
+        }
+        return Err(AcpFsError::denied(
+            ErrorKind::PathOutsideRoots,
+            path.as_str(),
+            "the path is outside the session's roots (cwd and additional directories)",
+        ));
+    }
+    deny(shared, path, path, writing)
+}
+
+fn deny(shared: &Shared, checked: &AbsPath, requested: &AbsPath, writing: bool) -> Result<(), AcpFsError> {
+    match shared.policy.deny.check(checked, writing) {
+        Some(hint) => Err(AcpFsError::denied(ErrorKind::DeniedByPattern, requested.as_str(), hint)),
+        None => Ok(()),
+    }
+}
+
+/// Resolves `path` through the storage and checks that its real location is inside a root.
+pub(crate) async fn resolve(
+    shared: &Shared,
+    io: &Channel,
+    roots: &[AbsPath],
+    path: AbsPath,
+    writing: bool,
+) -> Result<Target, AcpFsError> {
+    match shared.caps.symlinks {
+        Symlinks::None => Ok(Target { real: path.clone(), requested: path, missing: None }),
+        Symlinks::Unresolvable => Err(AcpFsError::denied(
+            ErrorKind::SymlinkEscape,
+            path.as_str(),
+            "the storage has symlinks but cannot resolve them, so containment cannot be proven",
+        )),
+        Symlinks::Resolvable => {
+            let (real, missing) = match real_path(io, &path).await {
+                Ok(found) => found,
+                Err(Resolve::Dangling) => {
+                    return Err(AcpFsError::denied(
+                        ErrorKind::SymlinkEscape,
+                        path.as_str(),
+                        "a dangling symlink on the path cannot be proven to stay inside the roots",
+                    ))
+                }
+                Err(Resolve::Storage(e)) => return Err(storage_error(e, &path)),
+            };
+            // A canonical path lexically under a root is physically under it (every component
+            // of a canonical path is a real directory), so roots are resolved only when needed.
+            if !roots.iter().any(|r| real.starts_with(r)) && !inside_resolved_roots(io, roots, &real).await {
+                return Err(AcpFsError::denied(
+                    ErrorKind::SymlinkEscape,
+                    path.as_str(),
+                    format!("the path resolves to {real}, outside the session's roots"),
+                ));
+            }
+            if !real.same_as(&path) {
+                deny(shared, &real, &path, writing)?;
+            }
+            Ok(Target { requested: path, real, missing: Some(missing) })
+        }
+    }
+}
+
+async fn inside_resolved_roots(io: &Channel, roots: &[AbsPath], real: &AbsPath) -> bool {
+    for root in roots {
+        // A root that cannot be resolved contains nothing: fail closed.
+        if let Ok((resolved, _)) = real_path(io, root).await {
+            if real.starts_with(&resolved) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+enum Resolve {
+    Dangling,
+    Storage(StorageError),
+}
+
+/// The real path of `path`, or of its nearest existing ancestor joined with the missing rest;
+/// also how many trailing components are missing.
+async fn real_path(io: &Channel, path: &AbsPath) -> Result<(AbsPath, usize), Resolve> {
+    let mut current = path.clone();
+    let mut missing: Vec<String> = Vec::new();
+    loop {
+        match io.ask(Io::RealPath { path: current.as_str().to_owned() }).await {
+            Answer::Path(p) => {
+                let real = AbsPath::parse(&p).map_err(|why| {
+                    Resolve::Storage(StorageError::new(
+                        StorageErrorKind::Other,
+                        format!("the storage resolved {current} to a path that is not absolute ({why})"),
+                    ))
+                })?;
+                let count = missing.len();
+                return Ok((real.join(missing.iter().rev().map(String::as_str)), count));
+            }
+            Answer::Err(e) if is_missing(&e) => {
+                // realpath fails both when nothing is there and when a symlink dangles; only
+                // lstat tells them apart.
+                match io.ask(Io::Stat { path: current.as_str().to_owned(), follow: false }).await {
+                    Answer::Metadata(_) => return Err(Resolve::Dangling),
+                    Answer::Err(e) if is_missing(&e) => {}
+                    Answer::Err(e) => return Err(Resolve::Storage(e)),
+                    other => return Err(Resolve::Storage(unexpected("stat", &other))),
+                }
+                match (current.file_name(), current.parent()) {
+                    (Some(name), Some(parent)) => {
+                        missing.push(name.to_owned());
+                        current = parent;
+                    }
+                    // Not even the file-system root exists: nothing to resolve through.
+                    _ => return Ok((path.clone(), missing.len())),
+                }
+            }
+            Answer::Err(e) => return Err(Resolve::Storage(e)),
+            other => return Err(Resolve::Storage(unexpected("real_path", &other))),
+        }
+    }
+}
+
+fn is_missing(e: &StorageError) -> bool {
+    matches!(e.kind, StorageErrorKind::NotFound | StorageErrorKind::NotADirectory)
+}
+
+/// A driver answered with the wrong kind of value: a bug in the driver, reported, not panicked.
+pub(crate) fn unexpected(what: &str, answer: &Answer) -> StorageError {
+    StorageError::new(StorageErrorKind::Other, format!("driver answered {what} with {answer:?}"))
+}
+
+/// Maps a storage failure on `path` to the answer the agent gets.
+pub(crate) fn storage_error(e: StorageError, path: &AbsPath) -> AcpFsError {
+    let p = path.as_str();
+    match e.kind {
+        StorageErrorKind::NotFound | StorageErrorKind::NotADirectory => AcpFsError::not_found(p),
+        StorageErrorKind::PermissionDenied => AcpFsError::denied(ErrorKind::PermissionDenied, p, e.message),
+        StorageErrorKind::IsADirectory => AcpFsError::denied(ErrorKind::NotAFile, p, "the path is a directory"),
+        StorageErrorKind::Unsupported | StorageErrorKind::Other => AcpFsError::storage(p, &e.message),
+    }
+}

@@ -1,0 +1,125 @@
+//! The deny list and extension allow list (semantics.md §3, §8).
+
+use crate::path::AbsPath;
+
+#[derive(Debug)]
+struct Rule {
+    pattern: String,
+    /// `.git/`: matches a directory name anywhere on the path, not the file name.
+    directory: bool,
+    writes_only: bool,
+}
+
+/// Compiled deny rules; matching is allocation-free.
+#[derive(Debug, Default)]
+pub struct DenyList {
+    rules: Vec<Rule>,
+    allow_extensions: Option<Vec<String>>,
+}
+
+impl DenyList {
+    pub fn new(patterns: &[String], allow_extensions: Option<&[String]>) -> DenyList {
+        let rules = patterns
+            .iter()
+            .map(|p| {
+                let (writes_only, p) = match p.strip_prefix("write:") {
+                    Some(rest) => (true, rest),
+                    None => (false, p.as_str()),
+                };
+                let (directory, p) = match p.strip_suffix('/') {
+                    Some(rest) => (true, rest),
+                    None => (false, p),
+                };
+                Rule { pattern: p.to_owned(), directory, writes_only }
+            })
+            .collect();
+        let allow_extensions =
+            allow_extensions.map(|l| l.iter().map(|e| e.trim_start_matches('.').to_ascii_lowercase()).collect());
+        DenyList { rules, allow_extensions }
+    }
+
+    /// The rule that refuses `path`, if any, for the hint.
+    pub fn check(&self, path: &AbsPath, writing: bool) -> Option<String> {
+        let name = path.file_name().unwrap_or("");
+        for rule in self.rules.iter().filter(|r| writing || !r.writes_only) {
+            let hit = if rule.directory {
+                // Directories on the way to the file, not the file itself.
+                let mut dirs = path.components();
+                dirs.next_back();
+                dirs.any(|c| glob(&rule.pattern, c))
+            } else {
+                glob(&rule.pattern, name)
+            };
+            if hit {
+                let scope = if rule.writes_only { "write:" } else { "" };
+                let slash = if rule.directory { "/" } else { "" };
+                return Some(format!("denied by the pattern {scope}{}{slash}", rule.pattern));
+            }
+        }
+        if let Some(allowed) = &self.allow_extensions {
+            let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+            if !ext.is_some_and(|e| allowed.contains(&e)) {
+                return Some("the file's extension is not in allowExtensions".to_owned());
+            }
+        }
+        None
+    }
+}
+
+/// Glob with `*` (any run) and `?` (one character), over characters.
+pub fn glob(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    // Classic linear backtracking matcher: remembers the last `*` and retries from there.
+    let (mut pi, mut ti) = (0, 0);
+    let (mut star, mut mark) = (None, 0);
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some(pi);
+            mark = ti;
+            pi += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ti = mark;
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|&c| c == '*')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs() {
+        assert!(glob(".env*", ".env"));
+        assert!(glob(".env*", ".env.local"));
+        assert!(!glob(".env*", "a.env"));
+        assert!(glob("*.pem", "cert.pem"));
+        assert!(glob("a?c", "abc"));
+        assert!(!glob("a?c", "ac"));
+        assert!(glob("*a*b*", "xxaxxbxx"));
+        assert!(!glob("*.key", "key"));
+    }
+
+    #[test]
+    fn rules() {
+        let list = DenyList::new(&crate::options::DEFAULT_DENY.map(String::from), None);
+        let p = |s: &str| AbsPath::parse(s).unwrap();
+        assert!(list.check(&p("/p/.env"), false).is_some());
+        assert!(list.check(&p("/p/.git/config"), false).is_none());
+        assert!(list.check(&p("/p/.git/config"), true).is_some());
+        assert!(list.check(&p("/p/.git"), true).is_none());
+        assert!(list.check(&p("/p/src/a.rs"), true).is_none());
+        let ext = DenyList::new(&[], Some(&["RS".to_owned()]));
+        assert!(ext.check(&p("/p/a.rs"), false).is_none());
+        assert!(ext.check(&p("/p/a.md"), false).is_some());
+        assert!(ext.check(&p("/p/Makefile"), false).is_some());
+    }
+}

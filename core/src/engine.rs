@@ -1,0 +1,157 @@
+//! The engine handle: options, sessions and their roots, open documents.
+
+use crate::error::AcpFsError;
+use crate::operation::Operation;
+use crate::options::{Options, Policy};
+use crate::params::Echo;
+use crate::path::AbsPath;
+use crate::protocol::{FileSystemCapability, READ_TEXT_FILE, WRITE_TEXT_FILE};
+use crate::storage::StorageCaps;
+use crate::{read, write};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+pub(crate) struct Shared {
+    pub policy: Policy,
+    pub caps: StorageCaps,
+    sessions: RwLock<HashMap<String, Arc<[AbsPath]>>>,
+    documents: RwLock<HashMap<String, Arc<str>>>,
+}
+
+/// The acp-fs engine for one storage: cheap to clone, shareable across threads.
+///
+/// ```
+/// use acp_fs::{AcpFs, Options, MemoryStorage, Storage, DefaultHost};
+/// let disk = MemoryStorage::new();
+/// let fs = AcpFs::new(Options::default(), disk.caps()).unwrap();
+/// fs.open_session("s1", "/project", &[]).unwrap();
+/// let out = acp_fs::run(fs.write_text_file(serde_json::json!({
+///     "sessionId": "s1", "path": "/project/new/a.txt", "content": "hi\n"})), &disk, &DefaultHost);
+/// assert_eq!(out.result.unwrap().to_json(), serde_json::json!({}));
+/// assert_eq!(out.change.unwrap().created, true);
+/// assert_eq!(disk.get("/project/new/a.txt").unwrap(), b"hi\n");
+/// ```
+#[derive(Clone)]
+pub struct AcpFs {
+    pub(crate) shared: Arc<Shared>,
+}
+
+impl AcpFs {
+    /// An engine over a storage that can do `caps`. Fails on a bad option (`-32602`, field
+    /// named).
+    pub fn new(options: Options, caps: StorageCaps) -> Result<AcpFs, AcpFsError> {
+        let policy = Policy::new(options)?;
+        let shared = Shared { policy, caps, sessions: RwLock::default(), documents: RwLock::default() };
+        Ok(AcpFs { shared: Arc::new(shared) })
+    }
+
+    pub fn options(&self) -> &Options {
+        &self.shared.policy.options
+    }
+
+    /// Registers a session's root set: `cwd`, the additional directories, and the host's
+    /// `extraRoots`. Reopening replaces the set (ACP `session/load` resends it whole).
+    pub fn open_session(
+        &self,
+        session_id: &str,
+        cwd: &str,
+        additional_directories: &[String],
+    ) -> Result<(), AcpFsError> {
+        let mut roots = vec![AbsPath::parse(cwd).map_err(|why| AcpFsError::invalid_params("cwd", why))?];
+        for (i, dir) in additional_directories.iter().enumerate() {
+            let root = AbsPath::parse(dir)
+                .map_err(|why| AcpFsError::invalid_params(&format!("additionalDirectories[{i}]"), why))?;
+            roots.push(root);
+        }
+        roots.extend(self.shared.policy.extra_roots.iter().cloned());
+        write_lock(&self.shared.sessions).insert(session_id.to_owned(), roots.into());
+        Ok(())
+    }
+
+    pub fn close_session(&self, session_id: &str) {
+        write_lock(&self.shared.sessions).remove(session_id);
+    }
+
+    /// Registers (or replaces) an open document's unsaved text: reads prefer it, writes to it
+    /// go through the host's choice.
+    pub fn open_document(&self, path: &str, text: &str) -> Result<(), AcpFsError> {
+        let path = AbsPath::parse(path).map_err(|why| AcpFsError::invalid_params("path", why))?;
+        write_lock(&self.shared.documents).insert(path.as_str().to_owned(), Arc::from(text));
+        Ok(())
+    }
+
+    pub fn close_document(&self, path: &str) {
+        if let Ok(path) = AbsPath::parse(path) {
+            write_lock(&self.shared.documents).remove(path.as_str());
+        }
+    }
+
+    /// The open document's current text.
+    pub fn document(&self, path: &str) -> Option<String> {
+        let path = AbsPath::parse(path).ok()?;
+        self.shared.document(&path).map(|t| t.to_string())
+    }
+
+    /// `clientCapabilities.fs`: only what is wired (a write-less storage or `readOnly` says
+    /// `writeTextFile: false`).
+    pub fn capabilities(&self) -> FileSystemCapability {
+        FileSystemCapability { read_text_file: true, write_text_file: self.shared.can_write() }
+    }
+
+    /// Starts an `fs/read_text_file` request; `params` is the JSON-RPC params value.
+    pub fn read_text_file(&self, params: Value) -> Operation {
+        let shared = self.shared.clone();
+        Operation::new("read", Echo::of(&params), move |channel| Box::pin(read::run(shared, params, channel)))
+    }
+
+    /// Starts an `fs/write_text_file` request.
+    pub fn write_text_file(&self, params: Value) -> Operation {
+        let shared = self.shared.clone();
+        Operation::new("write", Echo::of(&params), move |channel| Box::pin(write::run(shared, params, channel)))
+    }
+
+    /// Starts the request for `method`, or `None` if it is not an fs method.
+    pub fn request(&self, method: &str, params: Value) -> Option<Operation> {
+        match method {
+            READ_TEXT_FILE => Some(self.read_text_file(params)),
+            WRITE_TEXT_FILE => Some(self.write_text_file(params)),
+            _ => None,
+        }
+    }
+}
+
+impl Shared {
+    pub fn can_write(&self) -> bool {
+        self.caps.write && !self.policy.options.read_only
+    }
+
+    /// The session's root set, or the default policy's.
+    pub fn roots(&self, session_id: &str) -> Result<Arc<[AbsPath]>, AcpFsError> {
+        if let Some(roots) = read_lock(&self.sessions).get(session_id) {
+            return Ok(roots.clone());
+        }
+        match &self.policy.default_roots {
+            Some(roots) => Ok(roots.iter().chain(&self.policy.extra_roots).cloned().collect()),
+            None => Err(AcpFsError::invalid_params("sessionId", "unknown sessionId")),
+        }
+    }
+
+    pub fn document(&self, path: &AbsPath) -> Option<Arc<str>> {
+        read_lock(&self.documents).get(path.as_str()).cloned()
+    }
+
+    pub fn set_document(&self, path: &AbsPath, text: &str) {
+        write_lock(&self.documents).insert(path.as_str().to_owned(), Arc::from(text));
+    }
+}
+
+// Poisoning only follows a panic in another thread while it held the lock; the maps are
+// still consistent (every write is a single insert/remove), so carry on.
+fn read_lock<T>(l: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    l.read().unwrap_or_else(|e| e.into_inner())
+}
+
+fn write_lock<T>(l: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    l.write().unwrap_or_else(|e| e.into_inner())
+}

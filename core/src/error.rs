@@ -1,0 +1,195 @@
+//! The one error type of acp-fs and its JSON-RPC mapping (semantics.md §6).
+
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+use std::fmt;
+
+/// JSON-RPC codes acp-fs answers with. ACP has no "forbidden" code and reserves
+/// -32000..-32099, so policy denials are `INTERNAL_ERROR` plus an [`ErrorKind`] in `data`.
+pub mod codes {
+    pub const PARSE_ERROR: i64 = -32700;
+    pub const INVALID_REQUEST: i64 = -32600;
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    pub const INVALID_PARAMS: i64 = -32602;
+    pub const INTERNAL_ERROR: i64 = -32603;
+    pub const RESOURCE_NOT_FOUND: i64 = -32002;
+    pub const REQUEST_CANCELLED: i64 = -32800;
+}
+
+/// What went wrong, as a stable machine-readable kind (`code` on the JS `AcpFsError`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    ParseError,
+    InvalidRequest,
+    MethodNotFound,
+    InvalidParams,
+    NotFound,
+    PathOutsideRoots,
+    SymlinkEscape,
+    DeniedByPattern,
+    NotAFile,
+    BinaryFile,
+    NotUtf8,
+    FileTooLarge,
+    PermissionDenied,
+    UserRejected,
+    Cancelled,
+    StorageError,
+    Internal,
+}
+
+impl ErrorKind {
+    /// The wire name, e.g. `"path_outside_roots"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::ParseError => "parse_error",
+            ErrorKind::InvalidRequest => "invalid_request",
+            ErrorKind::MethodNotFound => "method_not_found",
+            ErrorKind::InvalidParams => "invalid_params",
+            ErrorKind::NotFound => "not_found",
+            ErrorKind::PathOutsideRoots => "path_outside_roots",
+            ErrorKind::SymlinkEscape => "symlink_escape",
+            ErrorKind::DeniedByPattern => "denied_by_pattern",
+            ErrorKind::NotAFile => "not_a_file",
+            ErrorKind::BinaryFile => "binary_file",
+            ErrorKind::NotUtf8 => "not_utf8",
+            ErrorKind::FileTooLarge => "file_too_large",
+            ErrorKind::PermissionDenied => "permission_denied",
+            ErrorKind::UserRejected => "user_rejected",
+            ErrorKind::Cancelled => "cancelled",
+            ErrorKind::StorageError => "storage_error",
+            ErrorKind::Internal => "internal",
+        }
+    }
+
+    /// The JSON-RPC code this kind is answered with (before `zedCompat` adjustments).
+    pub fn json_rpc_code(self) -> i64 {
+        match self {
+            ErrorKind::ParseError => codes::PARSE_ERROR,
+            ErrorKind::InvalidRequest => codes::INVALID_REQUEST,
+            ErrorKind::MethodNotFound => codes::METHOD_NOT_FOUND,
+            ErrorKind::InvalidParams => codes::INVALID_PARAMS,
+            ErrorKind::NotFound => codes::RESOURCE_NOT_FOUND,
+            ErrorKind::Cancelled => codes::REQUEST_CANCELLED,
+            _ => codes::INTERNAL_ERROR,
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An error as it will be answered: kind, JSON-RPC code, message and data.
+///
+/// ```
+/// use acp_fs::{AcpFsError, ErrorKind};
+/// let e = AcpFsError::not_found("/project/missing.txt");
+/// assert_eq!(e.kind, ErrorKind::NotFound);
+/// assert_eq!(e.code, -32002);
+/// assert_eq!(e.message, "Resource not found: /project/missing.txt");
+/// assert_eq!(e.to_json_rpc()["data"]["uri"], "/project/missing.txt");
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct AcpFsError {
+    pub kind: ErrorKind,
+    pub code: i64,
+    pub message: String,
+    pub data: Value,
+}
+
+impl AcpFsError {
+    fn new(kind: ErrorKind, message: impl Into<String>, data: Value) -> Self {
+        AcpFsError { kind, code: kind.json_rpc_code(), message: message.into(), data }
+    }
+
+    /// `-32602` naming the offending field.
+    pub fn invalid_params(field: &str, reason: impl Into<String>) -> Self {
+        let reason = reason.into();
+        Self::new(
+            ErrorKind::InvalidParams,
+            format!("Invalid params: {field}: {reason}"),
+            json!({ "field": field, "reason": reason }),
+        )
+    }
+
+    /// `-32602` for a start line past the end (Zed's wording, so agents written against Zed
+    /// recognise it).
+    pub fn past_end(line: u64, line_count: u64) -> Self {
+        Self::new(
+            ErrorKind::InvalidParams,
+            format!("Attempting to read beyond the end of the file, line {line}"),
+            json!({ "line": line, "lineCount": line_count }),
+        )
+    }
+
+    /// `-32002` exactly as the TypeScript SDK's `RequestError.resourceNotFound(uri)`.
+    pub fn not_found(path: &str) -> Self {
+        Self::new(ErrorKind::NotFound, format!("Resource not found: {path}"), json!({ "uri": path }))
+    }
+
+    /// A policy denial: `-32603` with `{errorKind, path, hint}`.
+    pub fn denied(kind: ErrorKind, path: &str, hint: impl Into<String>) -> Self {
+        let hint = hint.into();
+        Self::new(
+            kind,
+            format!("{}: {path}: {hint}", kind.as_str().replace('_', " ")),
+            json!({ "errorKind": kind.as_str(), "path": path, "hint": hint }),
+        )
+    }
+
+    /// `-32601` for a method that is not served (unknown, or its capability is off).
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(ErrorKind::MethodNotFound, format!("Method not found: {method}"), json!({ "method": method }))
+    }
+
+    /// `-32800`: the request was cancelled before it completed.
+    pub fn cancelled() -> Self {
+        Self::new(ErrorKind::Cancelled, "Request cancelled", Value::Null)
+    }
+
+    /// `-32603` `storage_error`: the host's storage failed in a way no other kind describes.
+    pub fn storage(path: &str, message: &str) -> Self {
+        Self::new(
+            ErrorKind::StorageError,
+            format!("Storage error: {path}: {message}"),
+            json!({ "errorKind": "storage_error", "path": path, "hint": message }),
+        )
+    }
+
+    /// `-32603` `internal`: a broken promise inside acp-fs or its driver (never the caller's fault).
+    pub fn internal(message: impl Into<String>) -> Self {
+        let message = message.into();
+        Self::new(ErrorKind::Internal, format!("Internal error: {message}"), json!({ "errorKind": "internal" }))
+    }
+
+    pub(crate) fn parse_error(reason: &str) -> Self {
+        Self::new(ErrorKind::ParseError, "Parse error", json!({ "reason": reason }))
+    }
+
+    pub(crate) fn invalid_request(reason: &str) -> Self {
+        Self::new(ErrorKind::InvalidRequest, "Invalid request", json!({ "reason": reason }))
+    }
+
+    /// The JSON-RPC `error` member: `{code, message, data?}`.
+    pub fn to_json_rpc(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("code".into(), self.code.into());
+        m.insert("message".into(), self.message.clone().into());
+        if !self.data.is_null() {
+            m.insert("data".into(), self.data.clone());
+        }
+        Value::Object(m)
+    }
+}
+
+impl fmt::Display for AcpFsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.message, self.code)
+    }
+}
+
+impl std::error::Error for AcpFsError {}

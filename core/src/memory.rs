@@ -1,0 +1,323 @@
+//! An in-memory file system with directories, symlinks and special files, for tests and
+//! embedders (containment is testable without a disk).
+
+use crate::path::AbsPath;
+use crate::storage::{FileKind, Metadata, Storage, StorageCaps, StorageError, StorageErrorKind};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Node {
+    File(Vec<u8>),
+    Dir,
+    Symlink(String),
+    Special,
+}
+
+/// Symlink hops before a path is declared a loop (Linux's limit).
+const MAX_HOPS: usize = 40;
+
+/// An in-memory storage.
+///
+/// ```
+/// use acp_fs::{MemoryStorage, Storage};
+/// let m = MemoryStorage::new();
+/// m.put("/p/a.txt", "hi");
+/// m.symlink("/p/link", "a.txt");
+/// assert_eq!(m.real_path("/p/link").unwrap(), "/p/a.txt");
+/// assert_eq!(m.read("/p/link").unwrap(), b"hi");
+/// ```
+#[derive(Debug)]
+pub struct MemoryStorage {
+    nodes: Mutex<BTreeMap<String, Node>>,
+    caps: StorageCaps,
+    /// Largest answer to one ranged read: small values exercise chunk boundaries and short
+    /// reads.
+    max_read: usize,
+    bytes_read: AtomicU64,
+}
+
+impl Default for MemoryStorage {
+    fn default() -> Self {
+        MemoryStorage::new()
+    }
+}
+
+impl MemoryStorage {
+    pub fn new() -> MemoryStorage {
+        MemoryStorage::with_caps(StorageCaps::FULL)
+    }
+
+    /// A storage that advertises (and only does) `caps`.
+    pub fn with_caps(caps: StorageCaps) -> MemoryStorage {
+        MemoryStorage { nodes: Mutex::default(), caps, max_read: usize::MAX, bytes_read: AtomicU64::new(0) }
+    }
+
+    /// Caps every ranged read at `n` bytes (short reads, as some real storages give).
+    pub fn with_max_read(mut self, n: usize) -> MemoryStorage {
+        self.max_read = n.max(1);
+        self
+    }
+
+    /// File bytes handed out so far by `read` and `read_range`.
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes_read.load(Ordering::Relaxed)
+    }
+
+    /// Creates or replaces a file (parents implied).
+    pub fn put(&self, path: &str, bytes: impl AsRef<[u8]>) {
+        self.insert(path, Node::File(bytes.as_ref().to_vec()));
+    }
+
+    /// Creates a directory (parents implied).
+    pub fn mkdir(&self, path: &str) {
+        self.insert(path, Node::Dir);
+    }
+
+    /// Creates a symlink; a relative target is relative to the link's directory.
+    pub fn symlink(&self, path: &str, target: &str) {
+        self.insert(path, Node::Symlink(target.to_owned()));
+    }
+
+    /// Creates a non-regular file (a FIFO or a device).
+    pub fn special(&self, path: &str) {
+        self.insert(path, Node::Special);
+    }
+
+    /// A file's bytes, without following symlinks.
+    pub fn get(&self, path: &str) -> Option<Vec<u8>> {
+        let path = AbsPath::parse(path).ok()?;
+        match self.lock().get(path.as_str()) {
+            Some(Node::File(b)) => Some(b.clone()),
+            _ => None,
+        }
+    }
+
+    /// Whether anything exists at `path` (not following a final symlink).
+    pub fn exists(&self, path: &str) -> bool {
+        AbsPath::parse(path).is_ok_and(|p| p.is_root() || self.lock().contains_key(p.as_str()))
+    }
+
+    /// Every file path with its bytes.
+    pub fn files(&self) -> Vec<(String, Vec<u8>)> {
+        self.lock()
+            .iter()
+            .filter_map(|(k, n)| match n {
+                Node::File(b) => Some((k.clone(), b.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Node>> {
+        self.nodes.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn insert(&self, path: &str, node: Node) {
+        let Ok(path) = AbsPath::parse(path) else { return };
+        let mut nodes = self.lock();
+        let mut dir = path.parent();
+        while let Some(d) = dir {
+            if !d.is_root() {
+                nodes.entry(d.as_str().to_owned()).or_insert(Node::Dir);
+            }
+            dir = d.parent();
+        }
+        nodes.insert(path.as_str().to_owned(), node);
+    }
+
+    /// Walks `path` component by component, following symlinks (the final one only if
+    /// `follow`); returns the canonical path and the kind of node there.
+    fn resolve(
+        &self,
+        nodes: &BTreeMap<String, Node>,
+        path: &str,
+        follow: bool,
+    ) -> Result<(AbsPath, Kind), StorageError> {
+        let path = AbsPath::parse(path).map_err(|why| StorageError::new(StorageErrorKind::Other, why))?;
+        let mut hops = 0;
+        walk(nodes, &path, follow, &mut hops)
+    }
+
+    /// Runs `f` on the bytes of the file at `path` (symlinks followed), without copying it.
+    fn with_file<R>(&self, path: &str, f: impl FnOnce(&[u8]) -> R) -> Result<R, StorageError> {
+        let nodes = self.lock();
+        match self.resolve(&nodes, path, true)? {
+            (real, Kind::File(_)) => match nodes.get(real.as_str()) {
+                Some(Node::File(b)) => Ok(f(b)),
+                _ => Err(StorageError::not_found(path)),
+            },
+            (_, Kind::Dir) => Err(StorageError::new(StorageErrorKind::IsADirectory, format!("is a directory: {path}"))),
+            _ => Err(StorageError::new(StorageErrorKind::Other, format!("not a regular file: {path}"))),
+        }
+    }
+}
+
+/// What a path names, without the payload (so resolution never copies file contents).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    File(u64),
+    Dir,
+    Symlink(u64),
+    Special,
+}
+
+impl Kind {
+    fn of(node: &Node) -> Kind {
+        match node {
+            Node::File(b) => Kind::File(b.len() as u64),
+            Node::Dir => Kind::Dir,
+            Node::Symlink(t) => Kind::Symlink(t.len() as u64),
+            Node::Special => Kind::Special,
+        }
+    }
+}
+
+fn walk(
+    nodes: &BTreeMap<String, Node>,
+    path: &AbsPath,
+    follow: bool,
+    hops: &mut usize,
+) -> Result<(AbsPath, Kind), StorageError> {
+    let mut current = root_of(path);
+    let names: Vec<&str> = path.components().collect();
+    let mut kind = Kind::Dir;
+    for (i, name) in names.iter().enumerate() {
+        if kind != Kind::Dir {
+            return Err(StorageError::new(StorageErrorKind::NotADirectory, format!("not a directory: {current}")));
+        }
+        let next = current.join([*name]);
+        let last = i + 1 == names.len();
+        match nodes.get(next.as_str()) {
+            None => return Err(StorageError::not_found(path.as_str())),
+            Some(Node::Symlink(target)) if !last || follow => {
+                *hops += 1;
+                if *hops > MAX_HOPS {
+                    return Err(StorageError::new(
+                        StorageErrorKind::Other,
+                        format!("too many levels of symbolic links: {path}"),
+                    ));
+                }
+                let base = if is_absolute(target) {
+                    target.clone()
+                } else {
+                    format!("{}{}{}", current, sep_after(&current), target)
+                };
+                let dest = AbsPath::parse(&base).map_err(|why| StorageError::new(StorageErrorKind::Other, why))?;
+                let (resolved, k) = walk(nodes, &dest, true, hops)?;
+                current = resolved;
+                kind = k;
+            }
+            Some(n) => {
+                current = next;
+                kind = Kind::of(n);
+            }
+        }
+    }
+    Ok((current, kind))
+}
+
+fn root_of(path: &AbsPath) -> AbsPath {
+    let mut root = path.clone();
+    while let Some(p) = root.parent() {
+        root = p;
+    }
+    root
+}
+
+fn sep_after(dir: &AbsPath) -> &'static str {
+    match (dir.is_root() && dir.style() != crate::path::Style::Unc, dir.style().separator()) {
+        (true, _) => "",
+        (false, '/') => "/",
+        _ => "\\",
+    }
+}
+
+fn is_absolute(target: &str) -> bool {
+    AbsPath::parse(target).is_ok()
+}
+
+impl Storage for MemoryStorage {
+    fn caps(&self) -> StorageCaps {
+        self.caps
+    }
+
+    fn stat(&self, path: &str, follow: bool) -> Result<Metadata, StorageError> {
+        let nodes = self.lock();
+        let (_, kind) = self.resolve(&nodes, path, follow)?;
+        Ok(match kind {
+            Kind::File(size) => Metadata { kind: FileKind::File, size },
+            Kind::Dir => Metadata { kind: FileKind::Directory, size: 0 },
+            Kind::Symlink(size) => Metadata { kind: FileKind::Symlink, size },
+            Kind::Special => Metadata { kind: FileKind::Other, size: 0 },
+        })
+    }
+
+    fn real_path(&self, path: &str) -> Result<String, StorageError> {
+        let nodes = self.lock();
+        self.resolve(&nodes, path, true).map(|(p, _)| p.as_str().to_owned())
+    }
+
+    fn read(&self, path: &str) -> Result<Vec<u8>, StorageError> {
+        let bytes = self.with_file(path, <[u8]>::to_vec)?;
+        self.bytes_read.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        Ok(bytes)
+    }
+
+    fn read_range(&self, path: &str, offset: u64, len: usize) -> Result<Vec<u8>, StorageError> {
+        let chunk = self.with_file(path, |bytes| {
+            let start = usize::try_from(offset).unwrap_or(usize::MAX).min(bytes.len());
+            let end = start.saturating_add(len.min(self.max_read)).min(bytes.len());
+            bytes[start..end].to_vec()
+        })?;
+        self.bytes_read.fetch_add(chunk.len() as u64, Ordering::Relaxed);
+        Ok(chunk)
+    }
+
+    fn make_dirs(&self, path: &str) -> Result<(), StorageError> {
+        let target = AbsPath::parse(path).map_err(|why| StorageError::new(StorageErrorKind::Other, why))?;
+        let mut nodes = self.lock();
+        let mut current = root_of(&target);
+        for name in target.components() {
+            let next = current.join([name]);
+            match self.resolve(&nodes, next.as_str(), true) {
+                Ok((real, Kind::Dir)) => current = real,
+                Ok(_) => {
+                    return Err(StorageError::new(StorageErrorKind::NotADirectory, format!("not a directory: {next}")))
+                }
+                Err(e) if e.kind == StorageErrorKind::NotFound => {
+                    if nodes.get(next.as_str()).is_some() {
+                        // A dangling symlink: mkdir through it would create its target.
+                        return Err(StorageError::new(StorageErrorKind::Other, format!("dangling symlink: {next}")));
+                    }
+                    nodes.insert(next.as_str().to_owned(), Node::Dir);
+                    current = next;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    fn write(&self, path: &str, bytes: &[u8]) -> Result<(), StorageError> {
+        let target = AbsPath::parse(path).map_err(|why| StorageError::new(StorageErrorKind::Other, why))?;
+        let (Some(parent), Some(name)) = (target.parent(), target.file_name()) else {
+            return Err(StorageError::new(StorageErrorKind::IsADirectory, "cannot write to a root"));
+        };
+        let mut nodes = self.lock();
+        let dir = match self.resolve(&nodes, parent.as_str(), true)? {
+            (dir, Kind::Dir) => dir,
+            _ => return Err(StorageError::new(StorageErrorKind::NotADirectory, format!("not a directory: {parent}"))),
+        };
+        let key = dir.join([name]);
+        // Like rename(2) over the final component: a symlink there is replaced, not followed.
+        match nodes.get(key.as_str()) {
+            Some(Node::Dir) => Err(StorageError::new(StorageErrorKind::IsADirectory, format!("is a directory: {key}"))),
+            _ => {
+                nodes.insert(key.as_str().to_owned(), Node::File(bytes.to_vec()));
+                Ok(())
+            }
+        }
+    }
+}

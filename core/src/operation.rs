@@ -1,0 +1,185 @@
+//! A request in flight: a state machine that names its next I/O and is resumed with the
+//! answer.
+//!
+//! Each operation is written as a straight-line `async fn` whose only awaits are
+//! [`Channel::ask`]; the compiler turns it into the state machine. It is polled by hand with a
+//! no-op waker: nothing here performs I/O or needs a runtime, so the same machine runs under a
+//! blocking loop, an async executor, the libuv pool or a JS promise chain.
+
+use crate::error::{AcpFsError, ErrorKind};
+use crate::io::{Answer, Io, Step};
+use crate::params::Echo;
+use crate::protocol::Response;
+use crate::record::{AuditEvent, ChangeRecord};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+
+/// What a finished request produced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    pub result: Result<Response, AcpFsError>,
+    /// Set after a successful write.
+    pub change: Option<ChangeRecord>,
+    pub audit: AuditEvent,
+}
+
+#[derive(Default)]
+struct Slot {
+    io: Option<Io>,
+    answer: Option<Answer>,
+}
+
+/// The operation's side of the I/O hand-off.
+#[derive(Clone, Default)]
+pub(crate) struct Channel(Arc<Mutex<Slot>>);
+
+impl Channel {
+    /// Suspends the operation until the driver answers `io`.
+    pub async fn ask(&self, io: Io) -> Answer {
+        Ask { channel: self, io: Some(io) }.await
+    }
+
+    fn slot(&self) -> std::sync::MutexGuard<'_, Slot> {
+        // A poisoned lock means a panic mid-step; the slot's data is still coherent.
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+struct Ask<'a> {
+    channel: &'a Channel,
+    io: Option<Io>,
+}
+
+impl Future for Ask<'_> {
+    type Output = Answer;
+    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Answer> {
+        if let Some(io) = self.io.take() {
+            self.channel.slot().io = Some(io);
+            return Poll::Pending;
+        }
+        match self.channel.slot().answer.take() {
+            Some(answer) => Poll::Ready(answer),
+            None => Poll::Pending,
+        }
+    }
+}
+
+/// What the request-specific logic returns.
+pub(crate) struct Done {
+    pub response: Response,
+    pub change: Option<ChangeRecord>,
+    pub bytes: u64,
+}
+
+type Logic = Pin<Box<dyn Future<Output = Result<Done, AcpFsError>> + Send>>;
+
+/// One `fs/read_text_file` or `fs/write_text_file` request in flight.
+///
+/// Drive it with [`crate::run`] / [`crate::run_async`], or by hand:
+/// ```
+/// use acp_fs::{AcpFs, Options, MemoryStorage, Step, Answer, Io, Storage};
+/// let storage = MemoryStorage::new();
+/// storage.put("/p/a.txt", "one\ntwo\n");
+/// let fs = AcpFs::new(Options::default(), storage.caps()).unwrap();
+/// fs.open_session("s", "/p", &[]).unwrap();
+/// let mut op = fs.read_text_file(serde_json::json!({"sessionId": "s", "path": "/p/a.txt", "line": 2}));
+/// let mut step = op.start();
+/// let outcome = loop {
+///     step = match step {
+///         Step::Io(io) => op.resume(acp_fs::perform(&storage, &acp_fs::DefaultHost, io)),
+///         Step::Done(outcome) => break outcome,
+///     };
+/// };
+/// assert_eq!(outcome.result.unwrap().to_json()["content"], "two\n");
+/// ```
+pub struct Operation {
+    logic: Option<Logic>,
+    channel: Channel,
+    op: &'static str,
+    echo: Echo,
+}
+
+impl Operation {
+    pub(crate) fn new(op: &'static str, echo: Echo, logic: impl FnOnce(Channel) -> Logic) -> Operation {
+        let channel = Channel::default();
+        let logic = Some(logic(channel.clone()));
+        Operation { logic, channel, op, echo }
+    }
+
+    /// `"read"` or `"write"`.
+    pub fn kind(&self) -> &'static str {
+        self.op
+    }
+
+    /// Runs until the first I/O request (or the end).
+    pub fn start(&mut self) -> Step {
+        self.poll()
+    }
+
+    /// Hands in the answer to the last [`Io`] and runs to the next one.
+    pub fn resume(&mut self, answer: Answer) -> Step {
+        self.channel.slot().answer = Some(answer);
+        self.poll()
+    }
+
+    /// Abandons the request: `-32800`, and no I/O after the last answered step.
+    pub fn cancel(&mut self) -> Outcome {
+        self.logic = None;
+        self.outcome(Err(AcpFsError::cancelled()))
+    }
+
+    fn poll(&mut self) -> Step {
+        let Some(logic) = self.logic.as_mut() else {
+            return self.done(Err(AcpFsError::internal("the operation has already finished")));
+        };
+        match logic.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready(result) => {
+                self.logic = None;
+                self.done(result)
+            }
+            Poll::Pending => match self.channel.slot().io.take() {
+                Some(io) => Step::Io(io),
+                None => {
+                    self.logic = None;
+                    self.done(Err(AcpFsError::internal("resumed without an answer")))
+                }
+            },
+        }
+    }
+
+    fn done(&self, result: Result<Done, AcpFsError>) -> Step {
+        Step::Done(Box::new(self.outcome(result)))
+    }
+
+    fn outcome(&self, result: Result<Done, AcpFsError>) -> Outcome {
+        let (bytes, outcome, error_kind) = match &result {
+            Ok(done) => (done.bytes, "ok", None),
+            Err(e) if e.kind == ErrorKind::Cancelled => (0, "cancelled", Some(e.kind.as_str())),
+            Err(e) => (0, "error", Some(e.kind.as_str())),
+        };
+        let audit = AuditEvent {
+            op: self.op,
+            session_id: self.echo.session_id.clone(),
+            path: self.echo.path.clone(),
+            line: self.echo.line,
+            limit: self.echo.limit,
+            bytes,
+            outcome,
+            error_kind,
+            duration_ms: None,
+            traceparent: self.echo.traceparent.clone(),
+        };
+        match result {
+            Ok(done) => Outcome { result: Ok(done.response), change: done.change, audit },
+            Err(e) => Outcome { result: Err(e), change: None, audit },
+        }
+    }
+}
+
+impl std::fmt::Debug for Operation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Operation").field("op", &self.op).field("finished", &self.logic.is_none()).finish()
+    }
+}

@@ -1,0 +1,159 @@
+//! Request validation: every field checked, the first bad one named (semantics.md §2, §8).
+
+use crate::error::AcpFsError;
+use crate::path::AbsPath;
+use serde_json::{Map, Value};
+
+/// Validated `fs/read_text_file` params.
+#[derive(Clone, Debug)]
+pub(crate) struct ReadParams {
+    pub session_id: String,
+    pub path: AbsPath,
+    /// 1-based; absent, null and 0 are 1.
+    pub line: u32,
+    pub limit: Option<u32>,
+}
+
+/// Validated `fs/write_text_file` params.
+#[derive(Clone, Debug)]
+pub(crate) struct WriteParams {
+    pub session_id: String,
+    pub path: AbsPath,
+    pub content: String,
+}
+
+/// The raw fields an audit event reports even when validation fails.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Echo {
+    pub session_id: Option<String>,
+    pub path: Option<String>,
+    pub line: Option<u32>,
+    pub limit: Option<u32>,
+    pub traceparent: Option<String>,
+}
+
+impl Echo {
+    pub fn of(params: &Value) -> Echo {
+        let s = |k: &str| params.get(k).and_then(Value::as_str).map(str::to_owned);
+        let n = |k: &str| params.get(k).and_then(Value::as_u64).and_then(|v| u32::try_from(v).ok());
+        Echo {
+            session_id: s("sessionId"),
+            path: s("path"),
+            line: n("line"),
+            limit: n("limit"),
+            traceparent: params
+                .get("_meta")
+                .and_then(|m| m.get("traceparent"))
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+        }
+    }
+}
+
+fn object(params: &Value) -> Result<&Map<String, Value>, AcpFsError> {
+    params.as_object().ok_or_else(|| AcpFsError::invalid_params("params", "params must be an object"))
+}
+
+fn required_string(obj: &Map<String, Value>, field: &str) -> Result<String, AcpFsError> {
+    match obj.get(field) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        None | Some(Value::Null) => Err(AcpFsError::invalid_params(field, "required")),
+        Some(_) => Err(AcpFsError::invalid_params(field, "must be a string")),
+    }
+}
+
+fn path(obj: &Map<String, Value>) -> Result<AbsPath, AcpFsError> {
+    let raw = required_string(obj, "path")?;
+    AbsPath::parse(&raw).map_err(|why| AcpFsError::invalid_params("path", why))
+}
+
+/// An optional u32: absent/null is `None`; a malformed value is an error (strict) or `None`
+/// (lenient).
+fn optional_u32(obj: &Map<String, Value>, field: &str, lenient: bool) -> Result<Option<u32>, AcpFsError> {
+    let value = match obj.get(field) {
+        None | Some(Value::Null) => return Ok(None),
+        Some(v) => v,
+    };
+    let parsed = match value {
+        Value::Number(n) => {
+            if let Some(u) = n.as_u64() {
+                u32::try_from(u).map_err(|_| "must be at most 4294967295")
+            } else if n.as_i64().is_some() {
+                Err("must not be negative")
+            } else {
+                // JS numbers arrive as floats: 3.0 is the integer 3.
+                let f = n.as_f64().unwrap_or(f64::NAN);
+                if f.fract() != 0.0 || !f.is_finite() {
+                    Err("must be an integer")
+                } else if f < 0.0 {
+                    Err("must not be negative")
+                } else if f > u32::MAX as f64 {
+                    Err("must be at most 4294967295")
+                } else {
+                    Ok(f as u32)
+                }
+            }
+        }
+        _ => Err("must be an integer"),
+    };
+    match parsed {
+        Ok(v) => Ok(Some(v)),
+        Err(_) if lenient => Ok(None),
+        Err(why) => Err(AcpFsError::invalid_params(field, why)),
+    }
+}
+
+/// `_meta` is only checked: what acp-fs uses of it (`traceparent`) is taken by [`Echo`].
+fn meta(obj: &Map<String, Value>, lenient: bool) -> Result<(), AcpFsError> {
+    match obj.get("_meta") {
+        None | Some(Value::Null) | Some(Value::Object(_)) => Ok(()),
+        Some(_) if lenient => Ok(()),
+        Some(_) => Err(AcpFsError::invalid_params("_meta", "must be an object or null")),
+    }
+}
+
+pub(crate) fn read(params: &Value, lenient: bool) -> Result<ReadParams, AcpFsError> {
+    let obj = object(params)?;
+    let session_id = required_string(obj, "sessionId")?;
+    let path = path(obj)?;
+    let line = optional_u32(obj, "line", lenient)?.unwrap_or(0).max(1);
+    let limit = optional_u32(obj, "limit", lenient)?;
+    meta(obj, lenient)?;
+    Ok(ReadParams { session_id, path, line, limit })
+}
+
+pub(crate) fn write(params: &Value, lenient: bool) -> Result<WriteParams, AcpFsError> {
+    let obj = object(params)?;
+    let session_id = required_string(obj, "sessionId")?;
+    let path = path(obj)?;
+    let content = required_string(obj, "content")?;
+    meta(obj, lenient)?;
+    Ok(WriteParams { session_id, path, content })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn field(r: Result<ReadParams, AcpFsError>) -> String {
+        r.unwrap_err().data["field"].as_str().unwrap().to_owned()
+    }
+
+    #[test]
+    fn strict_and_lenient() {
+        let base = json!({"sessionId": "s", "path": "/a"});
+        assert_eq!(read(&base, false).unwrap().line, 1);
+        for bad in [json!(-1), json!(1.5), json!("2"), json!(4294967296u64), json!(true)] {
+            let mut p = base.clone();
+            p["limit"] = bad;
+            assert_eq!(field(read(&p, false)), "limit");
+            assert_eq!(read(&p, true).unwrap().limit, None);
+        }
+        let mut p = base.clone();
+        p["line"] = json!(3.0);
+        assert_eq!(read(&p, false).unwrap().line, 3);
+        assert_eq!(field(read(&json!({"path": "/a"}), true)), "sessionId");
+        assert_eq!(field(read(&json!([1]), false)), "params");
+    }
+}

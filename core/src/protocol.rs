@@ -1,0 +1,79 @@
+//! ACP v1 wire types for the client file-system methods (semantics.md §1).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// `fs/read_text_file`
+pub const READ_TEXT_FILE: &str = "fs/read_text_file";
+/// `fs/write_text_file`
+pub const WRITE_TEXT_FILE: &str = "fs/write_text_file";
+/// The ACP protocol version these methods belong to (v2 drops them).
+pub const PROTOCOL_VERSION: u16 = 1;
+
+/// Params of `fs/read_text_file`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadTextFileRequest {
+    pub session_id: String,
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u32>,
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// Result of `fs/read_text_file`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReadTextFileResponse {
+    pub content: String,
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// Params of `fs/write_text_file`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WriteTextFileRequest {
+    pub session_id: String,
+    pub path: String,
+    pub content: String,
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// Result of `fs/write_text_file`: serializes as `{}`, never `null` (strict agents reject
+/// `null`).
+///
+/// ```
+/// let r = acp_fs::WriteTextFileResponse::default();
+/// assert_eq!(serde_json::to_string(&r).unwrap(), "{}");
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct WriteTextFileResponse {
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// `clientCapabilities.fs` for the client's `initialize` request.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileSystemCapability {
+    pub read_text_file: bool,
+    pub write_text_file: bool,
+}
+
+/// A successful answer of either method.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Response {
+    Read(ReadTextFileResponse),
+    Write(WriteTextFileResponse),
+}
+
+impl Response {
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or_else(|_| Value::Object(Map::new()))
+    }
+}

@@ -1,0 +1,211 @@
+//! `fs/read_text_file` (semantics.md §2–§4).
+
+use crate::contain::{self, storage_error, unexpected, Target};
+use crate::engine::Shared;
+use crate::error::{AcpFsError, ErrorKind};
+use crate::io::{Answer, Io};
+use crate::operation::{Channel, Done};
+use crate::options::PastEnd;
+use crate::params;
+use crate::path::AbsPath;
+use crate::protocol::{ReadTextFileResponse, Response};
+use crate::storage::FileKind;
+use crate::text::{self, Encoding, NotText, SNIFF_BYTES};
+use crate::window::{Window, WindowError};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// First ranged read; later reads double up to [`MAX_CHUNK`] so long windows need few round
+/// trips while short ones read little.
+pub const FIRST_CHUNK: usize = 64 * 1024;
+pub const MAX_CHUNK: usize = 1024 * 1024;
+
+pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Result<Done, AcpFsError> {
+    let opts = &shared.policy.options;
+    let p = params::read(&params, opts.lenient_params)?;
+    let roots = shared.roots(&p.session_id)?;
+    contain::lexical(&shared, &roots, &p.path, false)?;
+    let target = contain::resolve(&shared, &io, &roots, p.path, false).await?;
+    let window = Window::new(u64::from(p.line), p.limit.map(u64::from), opts.max_read_bytes);
+
+    let content = match open_document(&shared, &target) {
+        Some(doc) => {
+            let mut window = window;
+            window.feed(doc.as_bytes()).and_then(|()| window.finish())
+        }
+        None => read_file(&shared, &io, &target, window).await?,
+    };
+    let content = match content {
+        Ok(text) => text,
+        Err(WindowError::PastEnd { .. }) if opts.past_end == PastEnd::Empty => String::new(),
+        Err(e) => return Err(window_error(e, &target.requested, opts.max_read_bytes)),
+    };
+    let bytes = content.len() as u64;
+    Ok(Done { response: Response::Read(ReadTextFileResponse { content, meta: None }), change: None, bytes })
+}
+
+/// Reads prefer what the user sees: the open buffer, under the requested or the real path.
+fn open_document(shared: &Shared, target: &Target) -> Option<Arc<str>> {
+    shared.document(&target.requested).or_else(|| shared.document(&target.real))
+}
+
+async fn read_file(
+    shared: &Shared,
+    io: &Channel,
+    target: &Target,
+    mut window: Window,
+) -> Result<Result<String, WindowError>, AcpFsError> {
+    let max = shared.policy.options.max_read_bytes;
+    let path = target.real.as_str();
+    let fail = |e| storage_error(e, &target.requested);
+    if shared.caps.stat {
+        let meta = match io.ask(Io::Stat { path: path.to_owned(), follow: true }).await {
+            Answer::Metadata(m) => m,
+            Answer::Err(e) => return Err(fail(e)),
+            other => return Err(fail(unexpected("stat", &other))),
+        };
+        if meta.kind != FileKind::File {
+            return Err(not_a_file(&target.requested));
+        }
+        // A whole-file read of a file that cannot fit is refused before a byte is read (the
+        // 3 bytes allow for a UTF-8 BOM, which is not content).
+        if window.is_whole_file() && meta.size > max.saturating_add(3) {
+            return Err(too_large(
+                &target.requested,
+                max,
+                "the file is larger than maxReadBytes; read it in windows with line and limit",
+            ));
+        }
+    }
+
+    if !shared.caps.ranged_reads {
+        let bytes = match io.ask(Io::ReadAll { path: path.to_owned() }).await {
+            Answer::Bytes(b) => b,
+            Answer::Err(e) => return Err(fail(e)),
+            other => return Err(fail(unexpected("read", &other))),
+        };
+        let encoding = sniff(&bytes, &target.requested)?;
+        if !encoding.is_utf8() {
+            return utf16(&bytes, encoding, max, &target.requested, window);
+        }
+        return Ok(window.feed(&bytes[encoding.bom_len()..]).and_then(|()| window.finish()));
+    }
+
+    // Streaming: the head first (the encoding and the NUL test need it), then chunks until
+    // the window is complete.
+    let mut offset = 0u64;
+    let mut chunk = FIRST_CHUNK;
+    let mut head = Vec::new();
+    let mut eof = false;
+    while head.len() < SNIFF_BYTES && !eof {
+        let bytes = read_range(io, path, offset, chunk, &target.requested).await?;
+        eof = bytes.is_empty();
+        offset += bytes.len() as u64;
+        head.extend_from_slice(&bytes);
+    }
+    let encoding = sniff(&head, &target.requested)?;
+    if !encoding.is_utf8() {
+        // UTF-16 is decoded whole; the raw size is capped like a whole read.
+        while !eof {
+            if head.len() as u64 > utf16_cap(max) {
+                return Err(utf16_too_large(&target.requested, max));
+            }
+            let bytes = read_range(io, path, offset, chunk, &target.requested).await?;
+            eof = bytes.is_empty();
+            offset += bytes.len() as u64;
+            head.extend_from_slice(&bytes);
+        }
+        return utf16(&head, encoding, max, &target.requested, window);
+    }
+    if let Err(e) = window.feed(&head[encoding.bom_len()..]) {
+        return Ok(Err(e));
+    }
+    drop(head);
+    while !window.is_done() && !eof {
+        chunk = (chunk * 2).min(MAX_CHUNK);
+        let bytes = read_range(io, path, offset, chunk, &target.requested).await?;
+        eof = bytes.is_empty();
+        offset += bytes.len() as u64;
+        if let Err(e) = window.feed(&bytes) {
+            return Ok(Err(e));
+        }
+    }
+    Ok(window.finish())
+}
+
+async fn read_range(
+    io: &Channel,
+    path: &str,
+    offset: u64,
+    len: usize,
+    requested: &AbsPath,
+) -> Result<Vec<u8>, AcpFsError> {
+    match io.ask(Io::ReadRange { path: path.to_owned(), offset, len }).await {
+        Answer::Bytes(b) if b.len() <= len => Ok(b),
+        Answer::Bytes(b) => Err(storage_error(unexpected("read_range", &Answer::Bytes(b)), requested)),
+        Answer::Err(e) => Err(storage_error(e, requested)),
+        other => Err(storage_error(unexpected("read_range", &other), requested)),
+    }
+}
+
+fn sniff(head: &[u8], requested: &AbsPath) -> Result<Encoding, AcpFsError> {
+    Encoding::sniff(head).map_err(|e| not_text(e, requested))
+}
+
+fn utf16_cap(max: u64) -> u64 {
+    max.saturating_mul(2).saturating_add(2)
+}
+
+fn utf16_too_large(requested: &AbsPath, max: u64) -> AcpFsError {
+    too_large(requested, max, "UTF-16 files are decoded whole and this one exceeds twice maxReadBytes")
+}
+
+fn utf16(
+    bytes: &[u8],
+    encoding: Encoding,
+    max: u64,
+    requested: &AbsPath,
+    mut window: Window,
+) -> Result<Result<String, WindowError>, AcpFsError> {
+    if bytes.len() as u64 > utf16_cap(max) {
+        return Err(utf16_too_large(requested, max));
+    }
+    let unit = if encoding == Encoding::Utf16Le { u16::from_le_bytes } else { u16::from_be_bytes };
+    let text = text::decode_utf16(&bytes[2..], unit).map_err(|e| not_text(e, requested))?;
+    Ok(window.feed(text.as_bytes()).and_then(|()| window.finish()))
+}
+
+pub(crate) fn not_text(e: NotText, requested: &AbsPath) -> AcpFsError {
+    match e {
+        NotText::Binary => AcpFsError::denied(
+            ErrorKind::BinaryFile,
+            requested.as_str(),
+            "the file has a NUL byte in its first 8 KiB: it is binary, not text",
+        ),
+        NotText::Invalid => AcpFsError::denied(
+            ErrorKind::NotUtf8,
+            requested.as_str(),
+            "the file is not valid UTF-8 (or UTF-16 with a BOM); it is never decoded lossily",
+        ),
+    }
+}
+
+pub(crate) fn not_a_file(requested: &AbsPath) -> AcpFsError {
+    AcpFsError::denied(ErrorKind::NotAFile, requested.as_str(), "the path is not a regular file")
+}
+
+pub(crate) fn too_large(requested: &AbsPath, max: u64, hint: &str) -> AcpFsError {
+    AcpFsError::denied(ErrorKind::FileTooLarge, requested.as_str(), format!("{hint} (limit {max} bytes)"))
+}
+
+fn window_error(e: WindowError, requested: &AbsPath, max: u64) -> AcpFsError {
+    match e {
+        WindowError::PastEnd { line, line_count } => AcpFsError::past_end(line, line_count),
+        WindowError::NotUtf8 => not_text(NotText::Invalid, requested),
+        WindowError::TooLarge => too_large(
+            requested,
+            max,
+            "the requested content is larger than maxReadBytes; ask for fewer lines with line and limit",
+        ),
+    }
+}

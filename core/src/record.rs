@@ -1,0 +1,48 @@
+//! What a request leaves behind for the host: change records and audit events (§5, §7).
+
+use serde::Serialize;
+
+/// One successful write, for diffs, review and undo.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChangeRecord {
+    pub session_id: String,
+    pub path: String,
+    pub created: bool,
+    /// `None` when the file was created; the open buffer's text for an open document.
+    pub old_text: Option<String>,
+    /// The text as stored: after line-ending conversion, without the BOM.
+    pub new_text: String,
+}
+
+/// The host's choice for a write that targets an open document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum DocumentWrite {
+    /// The open buffer takes the new text; storage is untouched (the user saves).
+    Buffer,
+    /// The buffer takes the new text and storage is written too.
+    WriteThrough,
+}
+
+/// One request, for the host's audit log (semantics.md §7).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditEvent {
+    /// `"read"` or `"write"`.
+    pub op: &'static str,
+    pub session_id: Option<String>,
+    pub path: Option<String>,
+    pub line: Option<u32>,
+    pub limit: Option<u32>,
+    /// Bytes of text returned or written.
+    pub bytes: u64,
+    /// `"ok"`, `"error"` or `"cancelled"`.
+    pub outcome: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<&'static str>,
+    /// Filled by the driver, which owns a clock (the engine has none: wasm has no `Instant`).
+    pub duration_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub traceparent: Option<String>,
+}

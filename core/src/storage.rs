@@ -1,0 +1,185 @@
+//! What the engine asks of a host's storage, and the traits drivers run it over.
+
+use crate::record::{ChangeRecord, DocumentWrite};
+
+/// What exists at a path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    File,
+    Directory,
+    Symlink,
+    /// FIFOs, sockets, devices: never opened.
+    Other,
+}
+
+/// The answer to a stat.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Metadata {
+    pub kind: FileKind,
+    pub size: u64,
+}
+
+/// Why a storage call failed, as far as the engine needs to know.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StorageErrorKind {
+    NotFound,
+    PermissionDenied,
+    IsADirectory,
+    NotADirectory,
+    Unsupported,
+    Other,
+}
+
+/// A storage failure; the host's own error stays with the host (the JS `cause`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StorageError {
+    pub kind: StorageErrorKind,
+    pub message: String,
+}
+
+impl StorageError {
+    pub fn new(kind: StorageErrorKind, message: impl Into<String>) -> Self {
+        StorageError { kind, message: message.into() }
+    }
+
+    pub fn not_found(path: &str) -> Self {
+        Self::new(StorageErrorKind::NotFound, format!("no such file or directory: {path}"))
+    }
+}
+
+impl std::fmt::Display for StorageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}: {}", self.kind, self.message)
+    }
+}
+
+impl std::error::Error for StorageError {}
+
+/// Whether a storage has symlinks, and whether it can resolve them (semantics.md §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Symlinks {
+    /// No symlinks exist: lexical containment is the whole check.
+    None,
+    /// `real_path` and `stat(path, follow = false)` work.
+    Resolvable,
+    /// Symlinks exist but cannot be resolved: every request fails closed.
+    Unresolvable,
+}
+
+/// What a storage can do; the engine plans its I/O from this.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StorageCaps {
+    pub symlinks: Symlinks,
+    /// `stat` works (non-regular files are refused before they are opened, sizes checked).
+    pub stat: bool,
+    /// `read_range` works: windows stream instead of reading whole files.
+    pub ranged_reads: bool,
+    pub write: bool,
+    pub make_dirs: bool,
+}
+
+impl StorageCaps {
+    /// Everything: a real disk or a full virtual file system.
+    pub const FULL: StorageCaps =
+        StorageCaps { symlinks: Symlinks::Resolvable, stat: true, ranged_reads: true, write: true, make_dirs: true };
+    /// Only whole-file reads.
+    pub const READ_ONLY_MINIMAL: StorageCaps =
+        StorageCaps { symlinks: Symlinks::None, stat: false, ranged_reads: false, write: false, make_dirs: false };
+}
+
+fn unsupported<T>(what: &str) -> Result<T, StorageError> {
+    Err(StorageError::new(StorageErrorKind::Unsupported, format!("storage has no {what}")))
+}
+
+/// A synchronous storage. Paths are the engine's normalized absolute paths. Only the methods
+/// [`StorageCaps`] advertises are called.
+pub trait Storage {
+    fn caps(&self) -> StorageCaps;
+    /// Metadata; `follow = false` describes a symlink itself (lstat).
+    fn stat(&self, path: &str, follow: bool) -> Result<Metadata, StorageError> {
+        let _ = (path, follow);
+        unsupported("stat")
+    }
+    /// The canonical path (every symlink resolved); `NotFound` when it does not exist.
+    fn real_path(&self, path: &str) -> Result<String, StorageError> {
+        let _ = path;
+        unsupported("real_path")
+    }
+    /// The whole file.
+    fn read(&self, path: &str) -> Result<Vec<u8>, StorageError>;
+    /// Up to `len` bytes at `offset`; fewer only at the end of the file (empty = EOF).
+    fn read_range(&self, path: &str, offset: u64, len: usize) -> Result<Vec<u8>, StorageError> {
+        let _ = (path, offset, len);
+        unsupported("read_range")
+    }
+    /// Creates the directory and its missing parents.
+    fn make_dirs(&self, path: &str) -> Result<(), StorageError> {
+        let _ = path;
+        unsupported("make_dirs")
+    }
+    /// Creates or replaces the file; a crash must leave the old or the new content.
+    fn write(&self, path: &str, bytes: &[u8]) -> Result<(), StorageError> {
+        let _ = (path, bytes);
+        unsupported("write")
+    }
+}
+
+/// The async twin of [`Storage`], for hosts whose storage is async (OPFS, IndexedDB, a remote
+/// FS). No `Send` bound, so it works on single-threaded wasm.
+#[allow(async_fn_in_trait)]
+pub trait AsyncStorage {
+    fn caps(&self) -> StorageCaps;
+    async fn stat(&self, path: &str, follow: bool) -> Result<Metadata, StorageError> {
+        let _ = (path, follow);
+        unsupported("stat")
+    }
+    async fn real_path(&self, path: &str) -> Result<String, StorageError> {
+        let _ = path;
+        unsupported("real_path")
+    }
+    async fn read(&self, path: &str) -> Result<Vec<u8>, StorageError>;
+    async fn read_range(&self, path: &str, offset: u64, len: usize) -> Result<Vec<u8>, StorageError> {
+        let _ = (path, offset, len);
+        unsupported("read_range")
+    }
+    async fn make_dirs(&self, path: &str) -> Result<(), StorageError> {
+        let _ = path;
+        unsupported("make_dirs")
+    }
+    async fn write(&self, path: &str, bytes: &[u8]) -> Result<(), StorageError> {
+        let _ = (path, bytes);
+        unsupported("write")
+    }
+}
+
+/// The host's answers to questions that are not about storage: approvals and open documents.
+/// The defaults approve every write and apply writes to open documents to the overlay only.
+pub trait Host {
+    fn approve(&self, change: &ChangeRecord) -> bool {
+        let _ = change;
+        true
+    }
+    fn write_document(&self, path: &str, text: &str) -> DocumentWrite {
+        let _ = (path, text);
+        DocumentWrite::Buffer
+    }
+}
+
+/// Async twin of [`Host`]: an approval may wait minutes for a person.
+#[allow(async_fn_in_trait)]
+pub trait AsyncHost {
+    async fn approve(&self, change: &ChangeRecord) -> bool {
+        let _ = change;
+        true
+    }
+    async fn write_document(&self, path: &str, text: &str) -> DocumentWrite {
+        let _ = (path, text);
+        DocumentWrite::Buffer
+    }
+}
+
+/// A host that approves everything and keeps writes to open documents in the overlay.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DefaultHost;
+impl Host for DefaultHost {}
+impl AsyncHost for DefaultHost {}

@@ -1,0 +1,204 @@
+//! Line windows over a stream of UTF-8 bytes (semantics.md §2).
+//!
+//! A line ends with `\n` (so `\r\n` is one terminator and a lone `\r` is not); the answer is
+//! an exact substring. The scanner is fed chunks in file order and stops wanting bytes as soon
+//! as the window is complete, so a window costs the bytes up to its end, not the file.
+
+use memchr::memchr_iter;
+
+/// How a scan ended badly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowError {
+    /// The start row is past the last row; `line_count` = newlines + 1.
+    PastEnd { line: u64, line_count: u64 },
+    /// The bytes up to the window's end are not UTF-8.
+    NotUtf8,
+    /// The window's content exceeds the byte budget.
+    TooLarge,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Phase {
+    /// Passing newlines until the start row.
+    Seeking,
+    /// Inside the window; `None` = to the end.
+    Collecting {
+        rows_left: Option<u64>,
+    },
+    Done,
+}
+
+/// Streaming window scanner.
+///
+/// ```
+/// use acp_fs::window::Window;
+/// let mut w = Window::new(2, Some(2), u64::MAX);
+/// w.feed(b"one\r\ntwo\nthr").unwrap();
+/// w.feed(b"ee\nfour").unwrap();
+/// assert_eq!(w.finish().unwrap(), "two\nthree\n");
+/// assert_eq!(Window::slice("a\nb\n", 3, None).unwrap(), "");
+/// ```
+#[derive(Debug)]
+pub struct Window {
+    line: u64,
+    limit: Option<u64>,
+    phase: Phase,
+    newlines: u64,
+    out: Vec<u8>,
+    max_bytes: u64,
+    /// An incomplete UTF-8 sequence cut by a chunk boundary.
+    carry: Vec<u8>,
+}
+
+impl Window {
+    /// `line` is 1-based (0 is treated as 1); `limit` rows at most, `None` = to the end.
+    pub fn new(line: u64, limit: Option<u64>, max_bytes: u64) -> Window {
+        let line = line.max(1);
+        let phase = if line == 1 { Phase::Collecting { rows_left: limit } } else { Phase::Seeking };
+        let mut w = Window { line, limit, phase, newlines: 0, out: Vec::new(), max_bytes, carry: Vec::new() };
+        if w.phase == (Phase::Collecting { rows_left: Some(0) }) {
+            w.phase = Phase::Done;
+        }
+        w
+    }
+
+    /// The window of an in-memory text, with no byte budget.
+    pub fn slice(text: &str, line: u64, limit: Option<u64>) -> Result<&str, WindowError> {
+        let bytes = text.as_bytes();
+        let start = if line <= 1 {
+            0
+        } else {
+            match memchr_iter(b'\n', bytes).nth((line - 2) as usize) {
+                Some(i) => i + 1,
+                None => {
+                    let line_count = memchr_iter(b'\n', bytes).count() as u64 + 1;
+                    return Err(WindowError::PastEnd { line, line_count });
+                }
+            }
+        };
+        let end = match limit {
+            Some(0) => start,
+            Some(n) => memchr_iter(b'\n', &bytes[start..]).nth((n - 1) as usize).map_or(bytes.len(), |i| start + i + 1),
+            None => bytes.len(),
+        };
+        Ok(&text[start..end])
+    }
+
+    /// Whether this window is the whole text (line 1, no limit).
+    pub fn is_whole_file(&self) -> bool {
+        self.line == 1 && self.limit.is_none()
+    }
+
+    /// True once the window is complete: no more bytes are needed.
+    pub fn is_done(&self) -> bool {
+        self.phase == Phase::Done
+    }
+
+    /// Feeds the next chunk of the text (after any BOM).
+    pub fn feed(&mut self, mut chunk: &[u8]) -> Result<(), WindowError> {
+        if self.phase == Phase::Seeking {
+            let need = self.line - 1 - self.newlines;
+            let mut seen = 0;
+            let mut start = None;
+            for i in memchr_iter(b'\n', chunk) {
+                seen += 1;
+                if seen == need {
+                    start = Some(i + 1);
+                    break;
+                }
+            }
+            match start {
+                None => {
+                    self.newlines += seen;
+                    return self.validate(chunk);
+                }
+                Some(s) => {
+                    self.newlines += seen;
+                    self.validate(&chunk[..s])?;
+                    chunk = &chunk[s..];
+                    self.phase = Phase::Collecting { rows_left: self.limit };
+                }
+            }
+        }
+        if self.phase == (Phase::Collecting { rows_left: Some(0) }) {
+            self.phase = Phase::Done;
+        }
+        if let Phase::Collecting { rows_left } = self.phase {
+            let end = match rows_left {
+                None => None,
+                Some(left) => {
+                    let mut seen = 0;
+                    let mut end = None;
+                    for i in memchr_iter(b'\n', chunk) {
+                        seen += 1;
+                        if seen == left {
+                            end = Some(i + 1);
+                            break;
+                        }
+                    }
+                    if end.is_none() {
+                        self.phase = Phase::Collecting { rows_left: Some(left - seen) };
+                    }
+                    end
+                }
+            };
+            let take = &chunk[..end.unwrap_or(chunk.len())];
+            self.validate(take)?;
+            if (self.out.len() + take.len()) as u64 > self.max_bytes {
+                return Err(WindowError::TooLarge);
+            }
+            self.out.extend_from_slice(take);
+            if end.is_some() {
+                self.phase = Phase::Done;
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the stream (EOF, or the window is done) and returns the window's text.
+    pub fn finish(self) -> Result<String, WindowError> {
+        if self.phase == Phase::Seeking {
+            return Err(WindowError::PastEnd { line: self.line, line_count: self.newlines + 1 });
+        }
+        if !self.carry.is_empty() {
+            return Err(WindowError::NotUtf8);
+        }
+        // Every byte was validated on the way in.
+        String::from_utf8(self.out).map_err(|_| WindowError::NotUtf8)
+    }
+
+    /// Strict UTF-8 across chunk boundaries.
+    fn validate(&mut self, mut bytes: &[u8]) -> Result<(), WindowError> {
+        if !self.carry.is_empty() {
+            let want = utf8_len(self.carry[0]);
+            let need = want - self.carry.len();
+            let take = need.min(bytes.len());
+            self.carry.extend_from_slice(&bytes[..take]);
+            bytes = &bytes[take..];
+            if self.carry.len() < want {
+                return Ok(());
+            }
+            std::str::from_utf8(&self.carry).map_err(|_| WindowError::NotUtf8)?;
+            self.carry.clear();
+        }
+        match std::str::from_utf8(bytes) {
+            Ok(_) => Ok(()),
+            Err(e) if e.error_len().is_none() => {
+                self.carry.extend_from_slice(&bytes[e.valid_up_to()..]);
+                Ok(())
+            }
+            Err(_) => Err(WindowError::NotUtf8),
+        }
+    }
+}
+
+/// Length of the sequence a lead byte starts (1 for anything that cannot lead: from_utf8 then
+/// reports it).
+fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF7 => 4,
+        _ => 1,
+    }
+}

@@ -1,0 +1,145 @@
+//! The JSON shapes of steps, answers and outcomes, for drivers outside Rust (the JS driver
+//! shared by `@acp-fs/node` and `@acp-fs/wasm`). Bytes travel beside the JSON, so bindings can
+//! hand them over as `Uint8Array` instead of arrays of numbers.
+//!
+//! ```
+//! use acp_fs::wire;
+//! use serde_json::json;
+//! let (answer, _) = (wire::answer(&json!({"error": {"code": "ENOENT", "message": "gone"}}), None).unwrap(), ());
+//! assert!(matches!(answer, acp_fs::Answer::Err(e) if e.kind == acp_fs::StorageErrorKind::NotFound));
+//! ```
+
+use crate::error::AcpFsError;
+use crate::io::{Answer, Io};
+use crate::operation::Outcome;
+use crate::record::DocumentWrite;
+use crate::storage::{FileKind, Metadata, StorageCaps, StorageError, StorageErrorKind, Symlinks};
+use serde_json::{json, Map, Value};
+
+/// An [`Io`] as `{op, ...}` plus the bytes of a write.
+///
+/// `op` is one of `stat {path, follow}`, `realPath {path}`, `readAll {path}`,
+/// `readRange {path, offset, length}`, `makeDirs {path}`, `write {path}` (bytes beside),
+/// `approve {change}`, `writeDocument {path, text}`.
+pub fn io(io: Io) -> (Value, Option<Vec<u8>>) {
+    match io {
+        Io::Stat { path, follow } => (json!({"op": "stat", "path": path, "follow": follow}), None),
+        Io::RealPath { path } => (json!({"op": "realPath", "path": path}), None),
+        Io::ReadAll { path } => (json!({"op": "readAll", "path": path}), None),
+        Io::ReadRange { path, offset, len } => {
+            (json!({"op": "readRange", "path": path, "offset": offset, "length": len}), None)
+        }
+        Io::MakeDirs { path } => (json!({"op": "makeDirs", "path": path}), None),
+        Io::Write { path, bytes } => (json!({"op": "write", "path": path}), Some(bytes)),
+        Io::Approve { change } => (json!({"op": "approve", "change": change}), None),
+        Io::WriteDocument { path, text } => (json!({"op": "writeDocument", "path": path, "text": text}), None),
+    }
+}
+
+/// An answer from its JSON form (bytes beside it for reads):
+/// `{metadata: {kind: "file"|"directory"|"symlink"|"other", size}}`, `{path}`, `{bytes: true}`,
+/// `{done: true}`, `{approved: bool}`, `{document: "buffer"|"writeThrough"}`, or
+/// `{error: {code?, name?, message?}}` where `code`/`name` are the host error's (`ENOENT`,
+/// `NotFoundError`, …) and are classified here, once, for every binding.
+pub fn answer(value: &Value, bytes: Option<Vec<u8>>) -> Result<Answer, AcpFsError> {
+    let bad = || AcpFsError::internal(format!("the driver sent a malformed answer: {value}"));
+    let obj = value.as_object().ok_or_else(bad)?;
+    if let Some(e) = obj.get("error") {
+        let s = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or("");
+        let kind = classify(s("code"), s("name"));
+        let message = match (s("message"), s("code")) {
+            ("", "") => "storage error".to_owned(),
+            (m, "") => m.to_owned(),
+            ("", c) => c.to_owned(),
+            (m, c) => format!("{c}: {m}"),
+        };
+        return Ok(Answer::Err(StorageError::new(kind, message)));
+    }
+    if let Some(m) = obj.get("metadata") {
+        let kind = match m.get("kind").and_then(Value::as_str) {
+            Some("file") => FileKind::File,
+            Some("directory") => FileKind::Directory,
+            Some("symlink") => FileKind::Symlink,
+            Some("other") => FileKind::Other,
+            _ => return Err(bad()),
+        };
+        let size = m.get("size").and_then(Value::as_f64).filter(|s| *s >= 0.0).ok_or_else(bad)? as u64;
+        return Ok(Answer::Metadata(Metadata { kind, size }));
+    }
+    if let Some(p) = obj.get("path") {
+        return Ok(Answer::Path(p.as_str().ok_or_else(bad)?.to_owned()));
+    }
+    if obj.contains_key("bytes") {
+        return Ok(Answer::Bytes(bytes.ok_or_else(bad)?));
+    }
+    if obj.contains_key("done") {
+        return Ok(Answer::Done);
+    }
+    if let Some(a) = obj.get("approved") {
+        return Ok(Answer::Approved(a.as_bool().ok_or_else(bad)?));
+    }
+    if let Some(d) = obj.get("document") {
+        return match d.as_str() {
+            Some("buffer") => Ok(Answer::Document(DocumentWrite::Buffer)),
+            Some("writeThrough") => Ok(Answer::Document(DocumentWrite::WriteThrough)),
+            _ => Err(bad()),
+        };
+    }
+    Err(bad())
+}
+
+/// Host error codes and names (Node `code`, DOMException `name`, VS Code `FileSystemError`)
+/// to the kinds the engine understands.
+pub fn classify(code: &str, name: &str) -> StorageErrorKind {
+    match (code, name) {
+        ("ENOENT", _) | (_, "NotFoundError") | ("FileNotFound", _) | (_, "EntryNotFound") => StorageErrorKind::NotFound,
+        ("EACCES" | "EPERM" | "EROFS" | "NoPermissions", _) | (_, "NotAllowedError" | "SecurityError") => {
+            StorageErrorKind::PermissionDenied
+        }
+        ("EISDIR" | "FileIsADirectory", _) | (_, "TypeMismatchError") => StorageErrorKind::IsADirectory,
+        ("ENOTDIR" | "FileNotADirectory", _) => StorageErrorKind::NotADirectory,
+        ("ENOSYS" | "ENOTSUP" | "Unavailable", _) | (_, "NotSupportedError") => StorageErrorKind::Unsupported,
+        _ => StorageErrorKind::Other,
+    }
+}
+
+/// An outcome as `{result}` or `{error: {kind, code, message, data}}`, plus `change` and
+/// `audit`.
+pub fn outcome(outcome: &Outcome) -> Value {
+    let mut m = Map::new();
+    match &outcome.result {
+        Ok(r) => {
+            m.insert("result".into(), r.to_json());
+        }
+        Err(e) => {
+            m.insert("error".into(), error(e));
+        }
+    }
+    m.insert("change".into(), serde_json::to_value(&outcome.change).unwrap_or(Value::Null));
+    m.insert("audit".into(), serde_json::to_value(&outcome.audit).unwrap_or(Value::Null));
+    Value::Object(m)
+}
+
+/// An error as `{kind, code, message, data}` (the fields of the JS `AcpFsError`).
+pub fn error(e: &AcpFsError) -> Value {
+    json!({"kind": e.kind.as_str(), "code": e.code, "message": e.message, "data": e.data})
+}
+
+/// Storage capabilities from `{symlinks: "none"|"resolvable"|"unresolvable", stat,
+/// rangedReads, write, makeDirs}` (missing booleans are false).
+pub fn caps(value: &Value) -> Result<StorageCaps, AcpFsError> {
+    let flag = |k: &str| value.get(k).and_then(Value::as_bool).unwrap_or(false);
+    let symlinks = match value.get("symlinks").and_then(Value::as_str).unwrap_or("none") {
+        "none" => Symlinks::None,
+        "resolvable" => Symlinks::Resolvable,
+        "unresolvable" => Symlinks::Unresolvable,
+        other => return Err(AcpFsError::invalid_params("caps.symlinks", format!("unknown value {other:?}"))),
+    };
+    Ok(StorageCaps {
+        symlinks,
+        stat: flag("stat"),
+        ranged_reads: flag("rangedReads"),
+        write: flag("write"),
+        make_dirs: flag("makeDirs"),
+    })
+}
