@@ -43,10 +43,9 @@ impl DenyList {
         let name = path.file_name().unwrap_or("");
         for rule in self.rules.iter().filter(|r| writing || !r.writes_only) {
             let hit = if rule.directory {
-                // Directories on the way to the file, not the file itself.
-                let mut dirs = path.components();
-                dirs.next_back();
-                dirs.any(|c| glob(&rule.pattern, c))
+                // Any component, the last included: a `.git` *file* (a worktree pointer) can
+                // redirect git as surely as anything inside `.git/`.
+                path.components().any(|c| glob(&rule.pattern, c))
             } else {
                 glob(&rule.pattern, name)
             };
@@ -66,10 +65,11 @@ impl DenyList {
     }
 }
 
-/// Glob with `*` (any run) and `?` (one character), over characters.
+/// Glob with `*` (any run) and `?` (one character), over characters, ASCII case-insensitive
+/// (on case-insensitive disks `.ENV` is `.env`).
 pub fn glob(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
+    let p: Vec<char> = pattern.chars().map(|c| c.to_ascii_lowercase()).collect();
+    let t: Vec<char> = text.chars().map(|c| c.to_ascii_lowercase()).collect();
     // Classic linear backtracking matcher: remembers the last `*` and retries from there.
     let (mut pi, mut ti) = (0, 0);
     let (mut star, mut mark) = (None, 0);
@@ -106,6 +106,7 @@ mod tests {
         assert!(!glob("a?c", "ac"));
         assert!(glob("*a*b*", "xxaxxbxx"));
         assert!(!glob("*.key", "key"));
+        assert!(glob(".env*", ".ENV.local"));
     }
 
     #[test]
@@ -115,7 +116,8 @@ mod tests {
         assert!(list.check(&p("/p/.env"), false).is_some());
         assert!(list.check(&p("/p/.git/config"), false).is_none());
         assert!(list.check(&p("/p/.git/config"), true).is_some());
-        assert!(list.check(&p("/p/.git"), true).is_none());
+        assert!(list.check(&p("/p/.git"), true).is_some());
+        assert!(list.check(&p("/p/.git"), false).is_none());
         assert!(list.check(&p("/p/src/a.rs"), true).is_none());
         let ext = DenyList::new(&[], Some(&["RS".to_owned()]));
         assert!(ext.check(&p("/p/a.rs"), false).is_none());

@@ -48,7 +48,7 @@ struct Envelope<'a> {
     jsonrpc: Option<Value>,
     #[serde(default, borrow, deserialize_with = "present")]
     id: Option<&'a RawValue>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present_value")]
     method: Option<Value>,
     #[serde(default)]
     params: Option<Value>,
@@ -57,6 +57,11 @@ struct Envelope<'a> {
 /// Keeps `"id": null` apart from a missing id (a notification).
 fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
     <&RawValue>::deserialize(d).map(Some)
+}
+
+/// Keeps `"method": null` (malformed) apart from no method (a response).
+fn present_value<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
 }
 
 /// Builds a JSON-RPC response around a raw id.
@@ -79,46 +84,29 @@ impl AcpFs {
     /// assert_eq!(r, r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error","data":{"reason":"the message is not valid JSON"}}}"#);
     /// ```
     pub fn dispatch(&self, message: &str) -> Dispatch {
-        let envelope: Envelope = match serde_json::from_str(message) {
-            Ok(e) => e,
-            Err(_) => {
-                let (error, reason) = match serde_json::from_str::<&RawValue>(message) {
-                    Ok(raw) if raw.get().starts_with('[') => (true, "batches are not supported"),
-                    Ok(_) => (true, "a request must be a JSON object"),
-                    Err(_) => (false, "the message is not valid JSON"),
-                };
-                let e = if error { AcpFsError::invalid_request(reason) } else { AcpFsError::parse_error(reason) };
-                return Dispatch::Reply(respond("null", Err(e)));
-            }
+        let msg = match parse(message) {
+            Ok(Some(msg)) => msg,
+            Ok(None) => return Dispatch::NotMine,
+            Err(reply) => return Dispatch::Reply(reply),
         };
-        let method = match &envelope.method {
-            None => return Dispatch::NotMine,
-            Some(Value::String(m)) => m.as_str(),
-            Some(_) => return reply(envelope.id, "the method must be a string"),
-        };
-        if method == "$/cancel_request" {
-            return match envelope.params.as_ref().and_then(|p| p.get("requestId")) {
+        if msg.method == "$/cancel_request" {
+            return match msg.params.as_ref().and_then(|p| p.get("requestId")) {
                 Some(id) => Dispatch::Cancel(id.to_string()),
                 None => Dispatch::NotMine,
             };
         }
-        let method = match method {
+        let method = match msg.method.as_str() {
             READ_TEXT_FILE => READ_TEXT_FILE,
             WRITE_TEXT_FILE => WRITE_TEXT_FILE,
             _ => return Dispatch::NotMine,
         };
-        let Some(id) = envelope.id else {
+        let id = match msg.request_id() {
+            Ok(Some(id)) => id,
             // A notification gets no answer, so running it would hide every outcome.
-            return Dispatch::NotMine;
+            Ok(None) => return Dispatch::NotMine,
+            Err(reply) => return Dispatch::Reply(reply),
         };
-        if !valid_id(id.get()) {
-            return reply(None, "the id must be a string, a number or null");
-        }
-        if envelope.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
-            return reply(Some(id), "jsonrpc must be \"2.0\"");
-        }
-        let params = envelope.params.unwrap_or(Value::Null);
-        let Some(operation) = self.request(method, params) else {
+        let Some(operation) = self.request(method, msg.params.unwrap_or(Value::Null)) else {
             return Dispatch::NotMine;
         };
         Dispatch::Call(Call { id: id.to_owned(), method, operation })
@@ -138,11 +126,64 @@ impl AcpFs {
     }
 }
 
-fn reply(id: Option<&RawValue>, reason: &str) -> Dispatch {
-    let id = id.filter(|i| valid_id(i.get())).map_or("null", |i| i.get());
-    Dispatch::Reply(respond(id, Err(AcpFsError::invalid_request(reason))))
+/// A JSON-RPC message with a string method.
+pub(crate) struct Message<'a> {
+    jsonrpc: Option<Value>,
+    id: Option<&'a RawValue>,
+    pub method: String,
+    pub params: Option<Value>,
+}
+
+/// Parses one message: `Ok(None)` for a message without a method (a response), `Err(reply)`
+/// for one that must be answered at once (-32700 / -32600).
+pub(crate) fn parse(message: &str) -> Result<Option<Message<'_>>, String> {
+    // serde would also read a JSON array as a struct (by position), so only objects get in.
+    // An object that fails to parse is not valid JSON (the envelope accepts any member
+    // values), e.g. a string with a lone surrogate escape.
+    let object = message.trim_start().starts_with('{');
+    let parsed = if object { serde_json::from_str::<Envelope>(message).ok() } else { None };
+    let envelope = match parsed {
+        Some(e) => e,
+        None if object => return Err(respond("null", Err(AcpFsError::parse_error("the message is not valid JSON")))),
+        None => {
+            let (error, reason) = match serde_json::from_str::<&RawValue>(message) {
+                Ok(raw) if raw.get().starts_with('[') => (true, "batches are not supported"),
+                Ok(_) => (true, "a request must be a JSON object"),
+                Err(_) => (false, "the message is not valid JSON"),
+            };
+            let e = if error { AcpFsError::invalid_request(reason) } else { AcpFsError::parse_error(reason) };
+            return Err(respond("null", Err(e)));
+        }
+    };
+    match envelope.method {
+        None => Ok(None),
+        Some(Value::String(method)) => {
+            Ok(Some(Message { jsonrpc: envelope.jsonrpc, id: envelope.id, method, params: envelope.params }))
+        }
+        Some(_) => Err(invalid(envelope.id, "the method must be a string")),
+    }
 }
 
 fn valid_id(raw: &str) -> bool {
     matches!(raw.as_bytes().first(), Some(b'"' | b'-' | b'0'..=b'9')) || raw == "null"
+}
+
+impl<'a> Message<'a> {
+    /// The id of a request (`None` for a notification), after checking the id's type and the
+    /// `jsonrpc` version; `Err` is the -32600 reply.
+    pub(crate) fn request_id(&self) -> Result<Option<&'a RawValue>, String> {
+        let Some(id) = self.id else { return Ok(None) };
+        if !valid_id(id.get()) {
+            return Err(invalid(None, "the id must be a string, a number or null"));
+        }
+        if self.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
+            return Err(invalid(Some(id), "jsonrpc must be \"2.0\""));
+        }
+        Ok(Some(id))
+    }
+}
+
+fn invalid(id: Option<&RawValue>, reason: &str) -> String {
+    let id = id.filter(|i| valid_id(i.get())).map_or("null", |i| i.get());
+    respond(id, Err(AcpFsError::invalid_request(reason)))
 }

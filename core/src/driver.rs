@@ -66,11 +66,14 @@ impl Clock {
         )
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn stamp(&self, mut outcome: Outcome) -> Outcome {
-        #[cfg(not(target_arch = "wasm32"))]
-        {
-            outcome.audit.duration_ms = Some(self.0.elapsed().as_secs_f64() * 1000.0);
-        }
+        outcome.audit.duration_ms = Some(self.0.elapsed().as_secs_f64() * 1000.0);
+        outcome
+    }
+
+    #[cfg(target_arch = "wasm32")]
+    fn stamp(&self, outcome: Outcome) -> Outcome {
         outcome
     }
 }

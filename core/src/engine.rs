@@ -93,6 +93,11 @@ impl AcpFs {
         self.shared.document(&path).map(|t| t.to_string())
     }
 
+    /// The effective root set of a session (its own, or the default policy's), normalized.
+    pub fn roots(&self, session_id: &str) -> Result<Vec<String>, AcpFsError> {
+        Ok(self.shared.roots(session_id)?.iter().map(|r| r.as_str().to_owned()).collect())
+    }
+
     /// `clientCapabilities.fs`: only what is wired (a write-less storage or `readOnly` says
     /// `writeTextFile: false`).
     pub fn capabilities(&self) -> FileSystemCapability {

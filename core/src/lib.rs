@@ -31,6 +31,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod agent;
 mod contain;
 pub mod deny;
 #[cfg(feature = "disk")]
@@ -40,6 +41,7 @@ mod driver;
 mod engine;
 mod error;
 mod io;
+pub mod mcp;
 mod memory;
 mod operation;
 mod options;

@@ -45,10 +45,16 @@ impl AbsPath {
             return Err("path contains a NUL character");
         }
         let bytes = input.as_bytes();
-        if input.len() >= 5 && input[..5].eq_ignore_ascii_case("file:") {
+        // Bytes, not `&input[..5]`: a multi-byte character across byte 5 would panic.
+        if bytes.len() >= 5 && bytes[..5].eq_ignore_ascii_case(b"file:") {
             return Err("file:// URIs are not accepted; send an absolute path");
         }
         if bytes[0] == b'/' {
+            // On a Windows host `\` separates too, so `/p/..\..\x` would climb out after the
+            // check: refuse the ambiguity instead of guessing the host.
+            if input.contains('\\') {
+                return Err("a POSIX path must not contain a backslash");
+            }
             return Ok(Self::build(Style::Posix, String::from("/"), input[1..].split('/')));
         }
         if bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' {
@@ -209,7 +215,8 @@ mod tests {
         assert_eq!(norm("/a/./b/../c"), "/a/c");
         assert_eq!(norm("/.."), "/");
         assert_eq!(norm("/a/../../b"), "/b");
-        assert_eq!(norm("/a\\b"), "/a\\b");
+        assert!(AbsPath::parse("/a\\b").is_err());
+        assert_eq!(norm("//?/C:/x"), "/?/C:/x");
     }
 
     #[test]
@@ -225,6 +232,13 @@ mod tests {
         assert!(AbsPath::parse("\\\\.\\pipe\\x").is_err());
         assert!(AbsPath::parse("\\\\srv").is_err());
         assert!(AbsPath::parse("\\x").is_err());
+    }
+
+    #[test]
+    fn never_slices_inside_a_character() {
+        assert_eq!(AbsPath::parse("abcdé/x"), Err("path must be absolute"));
+        assert!(AbsPath::parse("FILE:///x").is_err());
+        assert_eq!(norm("/é/ü"), "/é/ü");
     }
 
     #[test]

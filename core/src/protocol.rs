@@ -56,9 +56,10 @@ pub struct WriteTextFileResponse {
     pub meta: Option<Map<String, Value>>,
 }
 
-/// `clientCapabilities.fs` for the client's `initialize` request.
+/// `clientCapabilities.fs` for the client's `initialize` request (a missing field is `false`,
+/// as the spec says).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 pub struct FileSystemCapability {
     pub read_text_file: bool,
     pub write_text_file: bool,

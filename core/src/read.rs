@@ -84,6 +84,14 @@ async fn read_file(
             Answer::Err(e) => return Err(fail(e)),
             other => return Err(fail(unexpected("read", &other))),
         };
+        // The same size-first order as a storage that can stat (semantics.md §8.1).
+        if window.is_whole_file() && bytes.len() as u64 > max.saturating_add(3) {
+            return Err(too_large(
+                &target.requested,
+                max,
+                "the file is larger than maxReadBytes; read it in windows with line and limit",
+            ));
+        }
         let encoding = sniff(&bytes, &target.requested)?;
         if !encoding.is_utf8() {
             return utf16(&bytes, encoding, max, &target.requested, window);

@@ -157,11 +157,13 @@ impl Window {
 
     /// Ends the stream (EOF, or the window is done) and returns the window's text.
     pub fn finish(self) -> Result<String, WindowError> {
-        if self.phase == Phase::Seeking {
-            return Err(WindowError::PastEnd { line: self.line, line_count: self.newlines + 1 });
-        }
+        // A sequence cut off by the end is invalid whatever else happened: the same bytes as
+        // one complete invalid byte, which `feed` already refused.
         if !self.carry.is_empty() {
             return Err(WindowError::NotUtf8);
+        }
+        if self.phase == Phase::Seeking {
+            return Err(WindowError::PastEnd { line: self.line, line_count: self.newlines + 1 });
         }
         // Every byte was validated on the way in.
         String::from_utf8(self.out).map_err(|_| WindowError::NotUtf8)

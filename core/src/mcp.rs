@@ -1,0 +1,154 @@
+//! The same engine as MCP tools, for ACP v2 clients (which drop `fs/*` and serve files to the
+//! agent through an MCP server): `tools/list` offers `read_text_file` / `write_text_file` with
+//! the session's roots in their descriptions, and `tools/call` runs the engine with the same
+//! policy, approvals and change records, answering a tool result. A message handler (JSON-RPC
+//! in, JSON-RPC out), so a host can put it on any MCP transport.
+//!
+//! ```
+//! use acp_fs::{mcp::McpServer, AcpFs, DefaultHost, MemoryStorage, Options, Storage};
+//! let disk = MemoryStorage::new();
+//! disk.put("/project/a.txt", "one\ntwo\n");
+//! let fs = AcpFs::new(Options::default(), disk.caps()).unwrap();
+//! fs.open_session("s", "/project", &[]).unwrap();
+//! let server = McpServer::new(fs, "s");
+//! let reply = server.handle(&disk, &DefaultHost, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call",
+//!     "params":{"name":"read_text_file","arguments":{"path":"/project/a.txt","line":2}}}"#).unwrap();
+//! assert_eq!(reply, r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"two\n"}],"isError":false}}"#);
+//! ```
+
+use crate::agent::{self, READ_TOOL};
+use crate::dispatch::{parse, respond};
+use crate::engine::AcpFs;
+use crate::error::AcpFsError;
+use crate::operation::{Operation, Outcome};
+use crate::storage::{Host, Storage};
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+
+/// MCP revisions whose `tools/list` and `tools/call` this server speaks (unchanged since the
+/// first); a client asking for another gets the newest.
+const PROTOCOL_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// One session's file access as an MCP tool server.
+#[derive(Clone)]
+pub struct McpServer {
+    fs: AcpFs,
+    session_id: String,
+}
+
+/// What to do with one MCP message.
+#[derive(Debug)]
+pub enum McpDispatch {
+    /// A notification or a response: nothing to answer.
+    NotMine,
+    /// Answer this at once.
+    Reply(String),
+    /// Run the operation, then answer with [`McpCall::respond`].
+    Call(McpCall),
+}
+
+/// A `tools/call` in flight.
+#[derive(Debug)]
+pub struct McpCall {
+    id: Box<RawValue>,
+    tool: &'static str,
+    arguments: Value,
+    pub operation: Operation,
+}
+
+impl McpCall {
+    /// The JSON-RPC response carrying the tool result (errors are `isError` results, so the
+    /// model can read them and correct itself).
+    pub fn respond(&self, outcome: &Outcome) -> String {
+        tool_response(&self.id, self.tool, &self.arguments, outcome)
+    }
+}
+
+fn tool_response(id: &RawValue, tool: &str, arguments: &Value, outcome: &Outcome) -> String {
+    let answer = outcome.result.as_ref().map(|r| r.to_json()).map_err(AcpFsError::to_json_rpc);
+    let result = agent::tool_result(tool, arguments, answer.as_ref().map(Some));
+    respond(id.get(), Ok(result))
+}
+
+impl McpServer {
+    /// Serves `session_id`'s roots through `fs`.
+    pub fn new(fs: AcpFs, session_id: impl Into<String>) -> McpServer {
+        McpServer { fs, session_id: session_id.into() }
+    }
+
+    /// The tools this server offers (only what the engine's capabilities allow).
+    pub fn tools(&self) -> Vec<Value> {
+        let roots = self.fs.roots(&self.session_id).unwrap_or_default();
+        let where_ = match roots.len() {
+            0 => String::new(),
+            _ => format!(" (allowed roots: {})", roots.join(", ")),
+        };
+        agent::tools(self.fs.capabilities(), &where_)
+    }
+
+    /// Classifies one message and starts the tool call if there is one.
+    pub fn dispatch(&self, message: &str) -> McpDispatch {
+        let msg = match parse(message) {
+            Ok(Some(msg)) => msg,
+            Ok(None) => return McpDispatch::NotMine,
+            Err(reply) => return McpDispatch::Reply(reply),
+        };
+        let id = match msg.request_id() {
+            Ok(Some(id)) => id,
+            Ok(None) => return McpDispatch::NotMine,
+            Err(reply) => return McpDispatch::Reply(reply),
+        };
+        let reply = |result: Result<Value, AcpFsError>| McpDispatch::Reply(respond(id.get(), result));
+        let params = msg.params.unwrap_or(Value::Null);
+        match msg.method.as_str() {
+            "initialize" => {
+                let asked = params.get("protocolVersion").and_then(Value::as_str);
+                let version = PROTOCOL_VERSIONS.into_iter().find(|v| Some(*v) == asked).unwrap_or(PROTOCOL_VERSIONS[0]);
+                reply(Ok(json!({
+                    "protocolVersion": version,
+                    "capabilities": {"tools": {"listChanged": false}},
+                    "serverInfo": {"name": "acp-fs", "version": env!("CARGO_PKG_VERSION")},
+                })))
+            }
+            "ping" => reply(Ok(json!({}))),
+            "tools/list" => reply(Ok(json!({"tools": self.tools()}))),
+            "tools/call" => self.call(id, &params),
+            other => reply(Err(AcpFsError::method_not_found(other))),
+        }
+    }
+
+    fn call(&self, id: &RawValue, params: &Value) -> McpDispatch {
+        let name = params.get("name").and_then(Value::as_str).unwrap_or("");
+        // An unknown tool is a protocol error (MCP: -32602); bad arguments are tool errors.
+        let offered = self.tools().iter().any(|t| t["name"] == name);
+        if !offered {
+            let e = AcpFsError::invalid_params("name", format!("unknown tool {name:?}"));
+            return McpDispatch::Reply(respond(id.get(), Err(e)));
+        }
+        let tool = if name == READ_TOOL { agent::READ_TOOL } else { agent::WRITE_TOOL };
+        let arguments = params.get("arguments").cloned().unwrap_or_else(|| json!({}));
+        match agent::check_tool_arguments(tool, &self.session_id, &arguments) {
+            Ok((method, request)) => match self.fs.request(method, request) {
+                Some(operation) => McpDispatch::Call(McpCall { id: id.to_owned(), tool, arguments, operation }),
+                None => McpDispatch::Reply(respond(id.get(), Err(AcpFsError::method_not_found(method)))),
+            },
+            Err(e) => {
+                let result = agent::tool_result(tool, &arguments, Err(&e.to_json_rpc()));
+                McpDispatch::Reply(respond(id.get(), Ok(result)))
+            }
+        }
+    }
+
+    /// Answers one message synchronously over `storage`; `None` when nothing is to be answered.
+    pub fn handle(&self, storage: &impl Storage, host: &impl Host, message: &str) -> Option<String> {
+        match self.dispatch(message) {
+            McpDispatch::NotMine => None,
+            McpDispatch::Reply(r) => Some(r),
+            McpDispatch::Call(call) => {
+                let McpCall { id, tool, arguments, operation } = call;
+                let outcome = crate::run(operation, storage, host);
+                Some(tool_response(&id, tool, &arguments, &outcome))
+            }
+        }
+    }
+}

@@ -1,0 +1,311 @@
+//! Engine behaviour that vectors cannot express: cancellation, audit events, the approval
+//! payload, operation misuse, the async driver, the wire shapes, sessions and documents.
+
+use acp_fs::{
+    wire, AcpFs, Answer, AsyncHost, AsyncStorage, ChangeRecord, DefaultHost, DocumentWrite, Host, Io, MemoryStorage,
+    Metadata, Options, Step, Storage, StorageCaps, StorageError,
+};
+use serde_json::{json, Value};
+use std::cell::RefCell;
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+
+fn setup() -> (MemoryStorage, AcpFs) {
+    let storage = MemoryStorage::new();
+    storage.put("/p/a.txt", "one\ntwo\n");
+    let fs = AcpFs::new(Options::default(), storage.caps()).unwrap();
+    fs.open_session("s", "/p", &[]).unwrap();
+    (storage, fs)
+}
+
+/// Drives a future whose awaits are all immediately ready (our test storages are in memory).
+fn block_on<F: Future>(f: F) -> F::Output {
+    let mut f = pin!(f);
+    loop {
+        if let Poll::Ready(v) = f.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+            return v;
+        }
+    }
+}
+
+#[test]
+fn cancel_mid_write_leaves_storage_untouched() {
+    let (storage, fs) = setup();
+    let mut op = fs.write_text_file(json!({"sessionId": "s", "path": "/p/a.txt", "content": "new"}));
+    let mut step = op.start();
+    // Answer every storage question, and cancel when the engine asks for approval.
+    let outcome = loop {
+        step = match step {
+            Step::Io(Io::Approve { .. }) => break op.cancel(),
+            Step::Io(io) => op.resume(acp_fs::perform(&storage, &DefaultHost, io)),
+            Step::Done(_) => panic!("the write finished without asking for approval"),
+        };
+    };
+    let e = outcome.result.unwrap_err();
+    assert_eq!((e.code, e.kind.as_str()), (-32800, "cancelled"));
+    assert_eq!(outcome.audit.outcome, "cancelled");
+    assert_eq!(storage.get("/p/a.txt").unwrap(), b"one\ntwo\n");
+    // A cancelled operation stays finished: resuming it reports, it does not panic.
+    let Step::Done(again) = op.resume(Answer::Approved(true)) else { panic!("resumed a cancelled op") };
+    assert_eq!(again.result.unwrap_err().kind.as_str(), "internal");
+}
+
+#[test]
+fn wrong_answers_become_errors_not_panics() {
+    let (_, fs) = setup();
+    let mut op = fs.read_text_file(json!({"sessionId": "s", "path": "/p/a.txt"}));
+    let Step::Io(Io::RealPath { .. }) = op.start() else { panic!("first step resolves the path") };
+    let Step::Done(outcome) = op.resume(Answer::Approved(true)) else { panic!("a wrong answer must end the op") };
+    let e = outcome.result.unwrap_err();
+    assert_eq!(e.code, -32603);
+    assert_eq!(e.data["errorKind"], "storage_error");
+}
+
+#[test]
+fn audit_event_describes_the_request() {
+    let (storage, fs) = setup();
+    let params = json!({"sessionId": "s", "path": "/p/a.txt", "line": 2, "limit": 1,
+                        "_meta": {"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}});
+    let out = acp_fs::run(fs.read_text_file(params), &storage, &DefaultHost);
+    let a = &out.audit;
+    assert_eq!((a.op, a.outcome, a.bytes), ("read", "ok", 4));
+    assert_eq!((a.line, a.limit), (Some(2), Some(1)));
+    assert_eq!(a.session_id.as_deref(), Some("s"));
+    assert_eq!(a.traceparent.as_deref(), Some("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"));
+    assert!(a.duration_ms.is_some_and(|d| d >= 0.0), "the native driver stamps a duration");
+    let denied = acp_fs::run(fs.read_text_file(json!({"sessionId": "s", "path": "/etc/x"})), &storage, &DefaultHost);
+    assert_eq!((denied.audit.outcome, denied.audit.error_kind), ("error", Some("path_outside_roots")));
+    let json = serde_json::to_value(&denied.audit).unwrap();
+    assert_eq!(json["errorKind"], "path_outside_roots");
+    assert!(json["durationMs"].is_number());
+}
+
+struct Recorder(RefCell<Vec<ChangeRecord>>, bool);
+impl Host for Recorder {
+    fn approve(&self, change: &ChangeRecord) -> bool {
+        self.0.borrow_mut().push(change.clone());
+        self.1
+    }
+}
+
+#[test]
+fn approval_sees_the_change_and_a_refusal_writes_nothing() {
+    let (storage, fs) = setup();
+    let host = Recorder(RefCell::default(), false);
+    let out = acp_fs::run(
+        fs.write_text_file(json!({"sessionId": "s", "path": "/p/a.txt", "content": "x\n"})),
+        &storage,
+        &host,
+    );
+    assert_eq!(out.result.unwrap_err().data["errorKind"], "user_rejected");
+    assert_eq!(out.change, None);
+    let asked = host.0.borrow();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0].old_text.as_deref(), Some("one\ntwo\n"));
+    assert_eq!(asked[0].new_text, "x\n");
+    assert_eq!(storage.get("/p/a.txt").unwrap(), b"one\ntwo\n");
+}
+
+#[test]
+fn documents_overlay_and_write_through() {
+    let (storage, fs) = setup();
+    fs.open_document("/p/a.txt", "unsaved\n").unwrap();
+    let read = acp_fs::run(fs.read_text_file(json!({"sessionId": "s", "path": "/p/a.txt"})), &storage, &DefaultHost);
+    assert_eq!(read.result.unwrap().to_json()["content"], "unsaved\n");
+    struct Through;
+    impl Host for Through {
+        fn write_document(&self, _: &str, _: &str) -> DocumentWrite {
+            DocumentWrite::WriteThrough
+        }
+    }
+    let w = acp_fs::run(
+        fs.write_text_file(json!({"sessionId": "s", "path": "/p/a.txt", "content": "agent\n"})),
+        &storage,
+        &Through,
+    );
+    assert_eq!(w.change.unwrap().old_text.as_deref(), Some("unsaved\n"));
+    assert_eq!(fs.document("/p/a.txt").as_deref(), Some("agent\n"));
+    assert_eq!(storage.get("/p/a.txt").unwrap(), b"agent\n");
+    fs.close_document("/p/a.txt");
+    assert_eq!(fs.document("/p/a.txt"), None);
+    assert!(fs.open_document("relative.txt", "x").is_err());
+}
+
+#[test]
+fn sessions_validate_their_roots() {
+    let (_, fs) = setup();
+    assert_eq!(fs.open_session("t", "relative", &[]).unwrap_err().data["field"], "cwd");
+    let e = fs.open_session("t", "/ok", &["/fine".into(), "C:foo".into()]).unwrap_err();
+    assert_eq!(e.data["field"], "additionalDirectories[1]");
+    assert!(AcpFs::new(Options::from_json(&json!({"roots": ["rel"]})).unwrap(), StorageCaps::FULL).is_err());
+    assert!(Options::from_json(&json!({"maxReadBytes": "big"})).is_err());
+    fs.close_session("s");
+    let storage = MemoryStorage::new();
+    let out = acp_fs::run(fs.read_text_file(json!({"sessionId": "s", "path": "/p/a.txt"})), &storage, &DefaultHost);
+    assert_eq!(out.result.unwrap_err().data["field"], "sessionId");
+}
+
+#[test]
+fn capabilities_follow_storage_and_options() {
+    let fs = AcpFs::new(Options::default(), StorageCaps::FULL).unwrap();
+    assert_eq!(serde_json::to_value(fs.capabilities()).unwrap(), json!({"readTextFile": true, "writeTextFile": true}));
+    let ro = AcpFs::new(Options::default(), StorageCaps::READ_ONLY_MINIMAL).unwrap();
+    assert!(!ro.capabilities().write_text_file);
+    let opt = AcpFs::new(Options::from_json(&json!({"readOnly": true})).unwrap(), StorageCaps::FULL).unwrap();
+    assert!(!opt.capabilities().write_text_file);
+}
+
+/// An async storage over MemoryStorage, to exercise `run_async` without a runtime.
+struct Async(MemoryStorage);
+impl AsyncStorage for Async {
+    fn caps(&self) -> StorageCaps {
+        self.0.caps()
+    }
+    async fn stat(&self, path: &str, follow: bool) -> Result<Metadata, StorageError> {
+        self.0.stat(path, follow)
+    }
+    async fn real_path(&self, path: &str) -> Result<String, StorageError> {
+        self.0.real_path(path)
+    }
+    async fn read(&self, path: &str) -> Result<Vec<u8>, StorageError> {
+        self.0.read(path)
+    }
+    async fn read_range(&self, path: &str, offset: u64, len: usize) -> Result<Vec<u8>, StorageError> {
+        self.0.read_range(path, offset, len)
+    }
+    async fn make_dirs(&self, path: &str) -> Result<(), StorageError> {
+        self.0.make_dirs(path)
+    }
+    async fn write(&self, path: &str, bytes: &[u8]) -> Result<(), StorageError> {
+        self.0.write(path, bytes)
+    }
+}
+struct Deny;
+impl AsyncHost for Deny {
+    async fn approve(&self, _: &ChangeRecord) -> bool {
+        false
+    }
+}
+
+#[test]
+fn async_driver_matches_the_sync_one() {
+    let (storage, fs) = setup();
+    let storage = Async(storage);
+    let read = block_on(acp_fs::run_async(
+        fs.read_text_file(json!({"sessionId": "s", "path": "/p/a.txt", "line": 2})),
+        &storage,
+        &DefaultHost,
+    ));
+    assert_eq!(read.result.unwrap().to_json(), json!({"content": "two\n"}));
+    let write = block_on(acp_fs::run_async(
+        fs.write_text_file(json!({"sessionId": "s", "path": "/p/n/b.txt", "content": "b"})),
+        &storage,
+        &DefaultHost,
+    ));
+    assert_eq!(write.result.unwrap().to_json(), json!({}));
+    assert_eq!(storage.0.get("/p/n/b.txt").unwrap(), b"b");
+    let refused = block_on(acp_fs::run_async(
+        fs.write_text_file(json!({"sessionId": "s", "path": "/p/c.txt", "content": "c"})),
+        &storage,
+        &Deny,
+    ));
+    assert_eq!(refused.result.unwrap_err().data["errorKind"], "user_rejected");
+    assert!(!storage.0.exists("/p/c.txt"));
+}
+
+#[test]
+fn wire_shapes_round_trip() {
+    let (io, bytes) = wire::io(Io::ReadRange { path: "/p/a".into(), offset: 5, len: 10 });
+    assert_eq!(io, json!({"op": "readRange", "path": "/p/a", "offset": 5, "length": 10}));
+    assert_eq!(bytes, None);
+    let (io, bytes) = wire::io(Io::Write { path: "/p/a".into(), bytes: vec![1, 2] });
+    assert_eq!((io["op"].clone(), bytes), (json!("write"), Some(vec![1, 2])));
+    let cases: [(Value, Option<Vec<u8>>, Answer); 5] = [
+        (
+            json!({"metadata": {"kind": "file", "size": 3}}),
+            None,
+            Answer::Metadata(Metadata { kind: acp_fs::FileKind::File, size: 3 }),
+        ),
+        (json!({"path": "/x"}), None, Answer::Path("/x".into())),
+        (json!({"bytes": true}), Some(vec![7]), Answer::Bytes(vec![7])),
+        (json!({"approved": false}), None, Answer::Approved(false)),
+        (json!({"document": "writeThrough"}), None, Answer::Document(DocumentWrite::WriteThrough)),
+    ];
+    for (value, bytes, want) in cases {
+        assert_eq!(wire::answer(&value, bytes).unwrap(), want, "{value}");
+    }
+    for (code, name, kind) in [
+        ("ENOENT", "", acp_fs::StorageErrorKind::NotFound),
+        ("", "NotFoundError", acp_fs::StorageErrorKind::NotFound),
+        ("EACCES", "", acp_fs::StorageErrorKind::PermissionDenied),
+        ("", "TypeMismatchError", acp_fs::StorageErrorKind::IsADirectory),
+        ("ENOTDIR", "", acp_fs::StorageErrorKind::NotADirectory),
+        ("EIO", "Error", acp_fs::StorageErrorKind::Other),
+    ] {
+        assert_eq!(wire::classify(code, name), kind, "{code}/{name}");
+    }
+    assert!(wire::answer(&json!({"bytes": true}), None).is_err(), "bytes must travel beside the answer");
+    assert!(wire::answer(&json!(42), None).is_err());
+    assert!(wire::answer(&json!({"metadata": {"kind": "file", "size": -1}}), None).is_err());
+    let caps = wire::caps(&json!({"symlinks": "resolvable", "stat": true, "rangedReads": true})).unwrap();
+    assert!(caps.stat && caps.ranged_reads && !caps.write);
+    assert!(wire::caps(&json!({"symlinks": "maybe"})).is_err());
+}
+
+#[test]
+fn dispatch_classifies_and_echoes_ids() {
+    let (storage, fs) = setup();
+    let reply = fs
+        .handle(&storage, &DefaultHost, r#"{"jsonrpc":"2.0","id":"req-1","method":"fs/read_text_file","params":{"sessionId":"s","path":"/p/a.txt","limit":1}}"#)
+        .unwrap();
+    assert_eq!(reply, r#"{"jsonrpc":"2.0","id":"req-1","result":{"content":"one\n"}}"#);
+    match fs.dispatch(r#"{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":7}}"#) {
+        acp_fs::Dispatch::Cancel(id) => assert_eq!(id, "7"),
+        other => panic!("want a cancel, got {other:?}"),
+    }
+    let big_id = r#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"fs/read_text_file","params":{"sessionId":"s","path":"/p/a.txt"}}"#;
+    let reply = fs.handle(&storage, &DefaultHost, big_id).unwrap();
+    assert!(reply.contains(r#""id":123456789012345678901234567890,"#), "{reply}");
+}
+
+#[test]
+fn mcp_surface_lists_calls_and_denies() {
+    use acp_fs::mcp::McpServer;
+    let (storage, fs) = setup();
+    let server = McpServer::new(fs, "s");
+    let ask = |m: &str| -> Value { serde_json::from_str(&server.handle(&storage, &DefaultHost, m).unwrap()).unwrap() };
+    let init = ask(
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+    );
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
+    assert!(server
+        .handle(&storage, &DefaultHost, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        .is_none());
+    let list = ask(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    let tools = list["result"]["tools"].as_array().unwrap();
+    assert_eq!(
+        tools.iter().map(|t| t["name"].as_str().unwrap()).collect::<Vec<_>>(),
+        ["read_text_file", "write_text_file"]
+    );
+    assert!(tools[0]["description"].as_str().unwrap().contains("/p"), "roots in the description");
+    let write = ask(
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write_text_file","arguments":{"path":"/p/new.txt","content":"hi"}}}"#,
+    );
+    assert_eq!(write["result"]["isError"], false);
+    assert_eq!(storage.get("/p/new.txt").unwrap(), b"hi");
+    let denied = ask(
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/etc/passwd"}}}"#,
+    );
+    assert_eq!(denied["result"]["isError"], true);
+    assert!(denied["result"]["content"][0]["text"].as_str().unwrap().contains("path_outside_roots"));
+    let bad_args = ask(
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"rel"}}}"#,
+    );
+    assert_eq!(bad_args["result"]["isError"], true);
+    let unknown = ask(r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"rm","arguments":{}}}"#);
+    assert_eq!(unknown["error"]["code"], -32602);
+    let ro = AcpFs::new(Options::from_json(&json!({"readOnly": true})).unwrap(), storage.caps()).unwrap();
+    ro.open_session("s", "/p", &[]).unwrap();
+    assert_eq!(McpServer::new(ro, "s").tools().len(), 1, "a read-only engine offers no write tool");
+}
