@@ -43,8 +43,9 @@ pub enum McpDispatch {
     NotMine,
     /// Answer this at once.
     Reply(String),
-    /// Run the operation, then answer with [`McpCall::respond`].
-    Call(McpCall),
+    /// Run the operation, then answer with [`McpCall::respond`] (boxed: a call is ten times
+    /// the size of the other answers).
+    Call(Box<McpCall>),
 }
 
 /// A `tools/call` in flight.
@@ -129,7 +130,9 @@ impl McpServer {
         let arguments = params.get("arguments").cloned().unwrap_or_else(|| json!({}));
         match agent::check_tool_arguments(tool, &self.session_id, &arguments) {
             Ok((method, request)) => match self.fs.request(method, request) {
-                Some(operation) => McpDispatch::Call(McpCall { id: id.to_owned(), tool, arguments, operation }),
+                Some(operation) => {
+                    McpDispatch::Call(Box::new(McpCall { id: id.to_owned(), tool, arguments, operation }))
+                }
                 None => McpDispatch::Reply(respond(id.get(), Err(AcpFsError::method_not_found(method)))),
             },
             Err(e) => {
@@ -145,7 +148,7 @@ impl McpServer {
             McpDispatch::NotMine => None,
             McpDispatch::Reply(r) => Some(r),
             McpDispatch::Call(call) => {
-                let McpCall { id, tool, arguments, operation } = call;
+                let McpCall { id, tool, arguments, operation } = *call;
                 let outcome = crate::run(operation, storage, host);
                 Some(tool_response(&id, tool, &arguments, &outcome))
             }

@@ -161,14 +161,14 @@ impl AbsPath {
         if self.style != other.style || self.text.len() < other.text.len() {
             return false;
         }
-        let (head, tail) = self.text.split_at(other.text.len());
+        // Bytes, not `split_at`: the cut may fall inside a character of `self`.
+        let (head, tail) = self.text.as_bytes().split_at(other.text.len());
         let same = match self.style {
-            Style::Posix => head == other.text,
-            Style::Drive | Style::Unc => head.eq_ignore_ascii_case(&other.text),
+            Style::Posix => head == other.text.as_bytes(),
+            Style::Drive | Style::Unc => head.eq_ignore_ascii_case(other.text.as_bytes()),
         };
-        same && (tail.is_empty()
-            || other.is_root() && other.style != Style::Unc
-            || tail.starts_with(self.style.separator()))
+        let sep = self.style.separator() as u8;
+        same && (tail.is_empty() || other.is_root() && other.style != Style::Unc || tail[0] == sep)
     }
 
     /// Whether two paths name the same place (case rules as in [`AbsPath::starts_with`]).
@@ -266,5 +266,6 @@ mod tests {
         assert!(AbsPath::parse("\\\\s\\h\\x").unwrap().starts_with(&unc));
         assert!(!AbsPath::parse("\\\\s\\hx").unwrap().starts_with(&unc));
         assert!(!AbsPath::parse("/x").unwrap().starts_with(&root));
+        assert!(!AbsPath::parse("/é").unwrap().starts_with(&AbsPath::parse("/x").unwrap()));
     }
 }
