@@ -155,6 +155,11 @@ pub(crate) fn parse(message: &str) -> Result<Option<Message<'_>>, String> {
             return Err(respond("null", Err(e)));
         }
     };
+    // The id is echoed verbatim, and a raw value keeps escapes unchecked: a lone surrogate in
+    // it would make our reply invalid JSON too.
+    if envelope.id.is_some_and(|id| id.get().starts_with('"') && serde_json::from_str::<String>(id.get()).is_err()) {
+        return Err(respond("null", Err(AcpFsError::parse_error("the id is not a valid JSON string"))));
+    }
     match envelope.method {
         None => Ok(None),
         Some(Value::String(method)) => {

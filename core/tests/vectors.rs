@@ -148,7 +148,11 @@ fn run_vector(v: &Value, ranged: bool, fails: &mut Vec<String>) {
     if let Some(raw) = v.get("raw") {
         let message = raw.as_str().expect("raw is a string");
         let reply = fs.handle(&storage, &host, message);
-        let got = reply.as_deref().map(|r| serde_json::from_str::<Value>(r).expect("reply is JSON"));
+        let got = match reply.as_deref().map(serde_json::from_str::<Value>) {
+            Some(Ok(v)) => Some(v),
+            Some(Err(e)) => return fails.push(format!("{where_}: the reply is not JSON ({e}): {reply:?}")),
+            None => None,
+        };
         if let Some(want) = expect.get("raw") {
             let got = got.clone().unwrap_or(Value::Null);
             if *want != got {

@@ -78,13 +78,13 @@ def encodings():
           expect=err(-32602, "Attempting to read beyond the end of the file, line 4", line=4, lineCount=3)),
         V("utf16le-empty-after-bom", "§4 a UTF-16 BOM alone is the empty text", ["4.utf16-read"],
           files={A: hexb(LE)}, request=read(A), expect=ok("")),
-        V("utf16-without-bom-is-binary", "§4 without a BOM UTF-16 text has NULs in the first 8 KiB: binary_file", ["4.nul"],
+        V("utf16-without-bom-is-binary", "§4 without a BOM UTF-16 text has NULs in the first 8 KiB: binary_file", ["4.nul", "81.decode-precedence"],
           files={A: hexb("abc\n".encode("utf-16-le"))}, request=read(A), expect=binary(A)),
     ]
     # --- NUL / binary
     v += [
         V("nul-binary-file", "§4 a NUL in the first 8 KiB: binary_file", ["4.nul", "6.policy"],
-          files={A: hexb(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")}, request=read(A), expect=binary(A)),
+          files={A: hexb(b"BIN\x00\x01\x02\x03data\n")}, request=read(A), expect=binary(A)),
         V("nul-first-byte", "§4 a NUL in the first 8 KiB: binary_file", ["4.nul"],
           files={A: "\u0000abc\n"}, request=read(A), expect=binary(A)),
         V("nul-after-window-in-first-8kib", "§8 the NUL test looks at the first 8 KiB always, also past the window", ["8.nul-8k"],
@@ -155,9 +155,9 @@ def encodings():
     v += [
         V("write-bom-kept", "§4 if the existing file had a BOM it is written again", ["4.bom-write"],
           files={A: hexb(BOM + b"old\n")}, request=write(A, "new\n"), expect={**OK_WRITE, "files": {A: hexb(BOM + b"new\n")}}),
-        V("write-bom-not-doubled", "§4 the BOM is never doubled (content starting with U+FEFF)", ["4.bom-write"],
+        V("write-bom-not-doubled", "§4 the BOM is never doubled (content starting with U+FEFF)", ["4.bom-write", "81.bom-write"],
           files={A: hexb(BOM + b"old\n")}, request=write(A, "\ufeffnew\n"), expect={**OK_WRITE, "files": {A: hexb(BOM + b"new\n")}}),
-        V("write-bom-change-new-text-without-bom", "§8 change newText is the text as stored, without the BOM", ["8.change-text", "4.bom-write"],
+        V("write-bom-change-new-text-without-bom", "§8 change newText is the text as stored, without the BOM", ["8.change-text", "4.bom-write", "81.bom-write"],
           files={A: hexb(BOM + b"old\n")}, request=write(A, "\ufeffnew\n"),
           expect={**OK_WRITE, "files": {A: hexb(BOM + b"new\n")}, "change": change(A, "old\n", "new\n")}),
         V("write-bom-and-crlf-kept", "§4 BOM and CRLF of the existing file are both kept", ["4.bom-write", "4.crlf-write"],

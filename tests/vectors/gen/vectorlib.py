@@ -39,7 +39,7 @@ def V(name, rule, cov, *, options=None, sessions=None, files=None, storage=None,
         v["request"] = request
     else:
         v["raw"] = raw
-    order = ["result", "error", "raw", "rawError", "files", "absent", "change", "documents"]
+    order = ["result", "error", "raw", "rawError", "files", "absent", "change", "documents", "capabilities"]
     assert set(expect) <= set(order), (name, expect.keys())
     v["expect"] = {k: expect[k] for k in order if k in expect}
     return (v, list(cov))
@@ -101,6 +101,11 @@ def not_found(path):
 def past_end(line, line_count):
     return err(-32602, f"Attempting to read beyond the end of the file, line {line}",
                line=line, lineCount=line_count)
+
+
+def caps(read_text=True, write_text=True):
+    """expect.capabilities: what capabilities() answers."""
+    return {"readTextFile": read_text, "writeTextFile": write_text}
 
 
 def method_off():
