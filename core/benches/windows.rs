@@ -8,7 +8,9 @@
 //!   must at least do;
 //! - `naive`: split the whole text into lines, skip, take, join;
 //! - `utf8`, `newline_loop`, `copy`: the parts of the engine's cost, for attributing the
-//!   gap between `engine` and `floor` (validation, stopping at every newline, chunk copies).
+//!   gap between `engine` and `floor` (validation, stopping at every newline, chunk copies);
+//! - `blocked_loop`: the newline loop with whole blocks counted in bulk, to show how much of
+//!   that gap a different scanning strategy would close.
 //!
 //! `cargo bench -p acp-fs --bench windows`; results are written up in docs/benchmarks.md.
 
@@ -101,6 +103,22 @@ fn newline_loop(bytes: &[u8], rows: u64) -> usize {
     bytes.len()
 }
 
+/// `newline_loop` that skips whole blocks with memchr's vectorized count and stops at
+/// individual newlines only in the block holding the last one: a measured sketch of a
+/// cheaper scanner, not what the engine does.
+fn blocked_loop(bytes: &[u8], rows: u64) -> usize {
+    const BLOCK: usize = 8 * 1024;
+    let mut seen = 0;
+    for (n, block) in bytes.chunks(BLOCK).enumerate() {
+        let count = memchr::memchr_iter(b'\n', block).count() as u64;
+        if seen + count >= rows {
+            return n * BLOCK + newline_loop(block, rows - seen);
+        }
+        seen += count;
+    }
+    bytes.len()
+}
+
 /// What handing the bytes over in `MAX_CHUNK` pieces costs (a storage read copies them).
 fn copy_chunks(bytes: &[u8]) -> usize {
     bytes.chunks(MAX_CHUNK).map(|c| black_box(c.to_vec()).len()).sum()
@@ -122,6 +140,7 @@ fn bench_text(c: &mut Criterion, label: &str, size: usize, warm_up: Duration, me
         assert_eq!(window(bytes, case.line), expected);
         assert_eq!(naive(&text, case.line) + "\n", expected);
         assert_eq!(newline_loop(bytes, case.line - 1 + LIMIT) + 1, case.end);
+        assert_eq!(blocked_loop(bytes, case.line - 1 + LIMIT) + 1, case.end);
     }
 
     let mut group = c.benchmark_group(label);
@@ -141,6 +160,9 @@ fn bench_text(c: &mut Criterion, label: &str, size: usize, warm_up: Duration, me
         });
         group.bench_function(BenchmarkId::new("newline_loop", case.name), |b| {
             b.iter(|| newline_loop(black_box(upto), case.line - 1 + LIMIT))
+        });
+        group.bench_function(BenchmarkId::new("blocked_loop", case.name), |b| {
+            b.iter(|| blocked_loop(black_box(upto), case.line - 1 + LIMIT))
         });
         group.bench_function(BenchmarkId::new("copy", case.name), |b| b.iter(|| copy_chunks(black_box(upto))));
     }

@@ -68,17 +68,14 @@ impl Window {
         let start = if line <= 1 {
             0
         } else {
-            match memchr_iter(b'\n', bytes).nth((line - 2) as usize) {
-                Some(i) => i + 1,
-                None => {
-                    let line_count = memchr_iter(b'\n', bytes).count() as u64 + 1;
-                    return Err(WindowError::PastEnd { line, line_count });
-                }
+            match after_nth_newline(bytes, line - 1) {
+                Ok(i) => i,
+                Err(seen) => return Err(WindowError::PastEnd { line, line_count: seen + 1 }),
             }
         };
         let end = match limit {
             Some(0) => start,
-            Some(n) => memchr_iter(b'\n', &bytes[start..]).nth((n - 1) as usize).map_or(bytes.len(), |i| start + i + 1),
+            Some(n) => after_nth_newline(&bytes[start..], n).map_or(bytes.len(), |i| start + i),
             None => bytes.len(),
         };
         Ok(&text[start..end])
@@ -98,22 +95,13 @@ impl Window {
     pub fn feed(&mut self, mut chunk: &[u8]) -> Result<(), WindowError> {
         if self.phase == Phase::Seeking {
             let need = self.line - 1 - self.newlines;
-            let mut seen = 0;
-            let mut start = None;
-            for i in memchr_iter(b'\n', chunk) {
-                seen += 1;
-                if seen == need {
-                    start = Some(i + 1);
-                    break;
-                }
-            }
-            match start {
-                None => {
+            match after_nth_newline(chunk, need) {
+                Err(seen) => {
                     self.newlines += seen;
                     return self.validate(chunk);
                 }
-                Some(s) => {
-                    self.newlines += seen;
+                Ok(s) => {
+                    self.newlines += need;
                     self.validate(&chunk[..s])?;
                     chunk = &chunk[s..];
                     self.phase = Phase::Collecting { rows_left: self.limit };
@@ -126,21 +114,13 @@ impl Window {
         if let Phase::Collecting { rows_left } = self.phase {
             let end = match rows_left {
                 None => None,
-                Some(left) => {
-                    let mut seen = 0;
-                    let mut end = None;
-                    for i in memchr_iter(b'\n', chunk) {
-                        seen += 1;
-                        if seen == left {
-                            end = Some(i + 1);
-                            break;
-                        }
-                    }
-                    if end.is_none() {
+                Some(left) => match after_nth_newline(chunk, left) {
+                    Ok(end) => Some(end),
+                    Err(seen) => {
                         self.phase = Phase::Collecting { rows_left: Some(left - seen) };
+                        None
                     }
-                    end
-                }
+                },
             };
             let take = &chunk[..end.unwrap_or(chunk.len())];
             self.validate(take)?;
@@ -183,6 +163,10 @@ impl Window {
             std::str::from_utf8(&self.carry).map_err(|_| WindowError::NotUtf8)?;
             self.carry.clear();
         }
+        if simdutf8::basic::from_utf8(bytes).is_ok() {
+            return Ok(());
+        }
+        // Invalid or cut at the end: std says where, which the carry needs.
         match std::str::from_utf8(bytes) {
             Ok(_) => Ok(()),
             Err(e) if e.error_len().is_none() => {
@@ -192,6 +176,28 @@ impl Window {
             Err(_) => Err(WindowError::NotUtf8),
         }
     }
+}
+
+/// The index just past the `n`-th newline (`n` ≥ 1) of `bytes`, or how many newlines there
+/// are when there are fewer.
+///
+/// Whole blocks are counted with memchr's vectorized counter and only the block holding the
+/// answer is walked newline by newline: stopping at every newline of a 100 MB text costs
+/// several times the count itself (docs/benchmarks.md).
+fn after_nth_newline(bytes: &[u8], n: u64) -> Result<usize, u64> {
+    const BLOCK: usize = 16 * 1024;
+    let mut seen = 0u64;
+    for (b, block) in bytes.chunks(BLOCK).enumerate() {
+        let count = memchr_iter(b'\n', block).count() as u64;
+        if seen + count >= n {
+            let skip = usize::try_from(n - seen - 1).unwrap_or(usize::MAX);
+            if let Some(i) = memchr_iter(b'\n', block).nth(skip) {
+                return Ok(b * BLOCK + i + 1);
+            }
+        }
+        seen += count;
+    }
+    Err(seen)
 }
 
 /// Length of the sequence a lead byte starts (1 for anything that cannot lead: from_utf8 then

@@ -75,11 +75,15 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
     if document.is_some() {
         let decision =
             io.ask(Io::WriteDocument { path: requested.as_str().to_owned(), text: change.new_text.clone() }).await;
-        shared.set_document(requested, &change.new_text);
-        match decision {
-            Answer::Document(DocumentWrite::Buffer) => return Ok(done(change)),
-            Answer::Document(DocumentWrite::WriteThrough) => {}
+        // Only a valid decision touches the buffer: a failed request must change nothing.
+        let through = match decision {
+            Answer::Document(DocumentWrite::Buffer) => false,
+            Answer::Document(DocumentWrite::WriteThrough) => true,
             other => return Err(storage_error(unexpected("write_document", &other), requested)),
+        };
+        shared.set_document(requested, &change.new_text);
+        if !through {
+            return Ok(done(change));
         }
     }
 

@@ -309,3 +309,21 @@ fn mcp_surface_lists_calls_and_denies() {
     ro.open_session("s", "/p", &[]).unwrap();
     assert_eq!(McpServer::new(ro, "s").tools().len(), 1, "a read-only engine offers no write tool");
 }
+
+#[test]
+fn a_bad_document_answer_leaves_the_buffer_alone() {
+    let (storage, fs) = setup();
+    fs.open_document("/p/a.txt", "buffer\n").unwrap();
+    let mut op = fs.write_text_file(json!({"sessionId": "s", "path": "/p/a.txt", "content": "agent\n"}));
+    let mut step = op.start();
+    let outcome = loop {
+        step = match step {
+            Step::Io(Io::WriteDocument { .. }) => op.resume(Answer::Approved(true)),
+            Step::Io(io) => op.resume(acp_fs::perform(&storage, &DefaultHost, io)),
+            Step::Done(outcome) => break outcome,
+        };
+    };
+    assert_eq!(outcome.result.unwrap_err().data["errorKind"], "storage_error");
+    assert_eq!(fs.document("/p/a.txt").as_deref(), Some("buffer\n"));
+    assert_eq!(storage.get("/p/a.txt").unwrap(), b"one\ntwo\n");
+}

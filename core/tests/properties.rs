@@ -129,7 +129,8 @@ proptest! {
                 let end = offset + window.len();
                 prop_assert_eq!(&text[offset..end], window);
                 prop_assert!(offset == 0 || text.as_bytes()[offset - 1] == b'\n', "starts mid-row");
-                prop_assert!(end == text.len() || text.as_bytes()[end - 1] == b'\n', "ends mid-row");
+                // An empty window (limit 0) ends where it starts.
+                prop_assert!(end == offset || end == text.len() || text.as_bytes()[end - 1] == b'\n', "ends mid-row");
             }
             Err(WindowError::PastEnd { line: l, line_count }) => {
                 prop_assert_eq!(line_count, newlines + 1);
