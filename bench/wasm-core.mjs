@@ -1,0 +1,139 @@
+// The @acp-fs/wasm benchmark body, the same in Node and in a browser page: reads of 4 KB, 1 MB
+// and 10 MB texts from an in-memory storage (windows of 50 lines at the start and at the end, and
+// whole files), through `AcpFs.readTextFile`, against a pure-JS baseline that decodes the file and
+// splits, slices and joins lines. It also times the pieces of one request, to show where the time
+// goes: the engine's steps alone (no driver, no promises), and the two copies across the wasm
+// boundary (bytes in, the content string out).
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+const now = () => performance.now();
+const WINDOW = 50;
+
+/** A text of about `bytes` bytes: ~80-byte lines, one in ten with non-ASCII characters. */
+export function makeText(bytes) {
+  const lines = [];
+  let size = 0;
+  for (let i = 1; size < bytes; i++) {
+    const line =
+      i % 10 === 0
+        ? `${i}: café — ünïcödé «quoted» text to make the decoder work for its living, ok\n`
+        : `${i}: const value = compute(input, options); // a line of ordinary source code\n`;
+    lines.push(line);
+    size += enc.encode(line).length;
+  }
+  return lines.join('');
+}
+
+function memoryStorage(files) {
+  return {
+    readFile: (path) => files.get(path),
+    stat: (path) => {
+      const bytes = files.get(path);
+      return { isFile: () => true, isDirectory: () => false, isSymbolicLink: () => false, size: bytes.length };
+    },
+    readRange: (path, offset, length) => files.get(path).subarray(offset, offset + length),
+  };
+}
+
+/** What a host would write without acp-fs: decode, split, slice, join. */
+async function baselineRead(storage, { path, line, limit }) {
+  const text = dec.decode(await storage.readFile(path));
+  const lines = text.split('\n');
+  const start = (line ?? 1) - 1;
+  return { content: lines.slice(start, limit == null ? lines.length : start + limit).join('\n') };
+}
+
+/** Median time per call (ms) over `batches` batches of at least `minMs` each. */
+async function timeIt(fn, { batches = 5, minMs = 150 } = {}) {
+  for (let i = 0; i < 3; i++) await fn();
+  const per = [];
+  for (let b = 0; b < batches; b++) {
+    let n = 0;
+    const t0 = now();
+    do {
+      await fn();
+      n += 1;
+    } while (now() - t0 < minMs);
+    per.push((now() - t0) / n);
+  }
+  per.sort((a, b) => a - b);
+  return per[Math.floor(per.length / 2)];
+}
+
+/** The expected content of a window, from the text itself (lines keep their terminators). */
+function windowOf(text, line, limit) {
+  const lines = text.split(/(?<=\n)/);
+  return lines.slice(line - 1, limit == null ? undefined : line - 1 + limit).join('');
+}
+
+/** One request through the raw binding, answered synchronously: the engine's share of the time. */
+function engineOnly(engine, params, storage) {
+  const op = engine.start('fs/read_text_file', params);
+  let step = op.step();
+  while (!step.done) {
+    const { io } = step;
+    if (io.op === 'stat') step = op.step({ metadata: { kind: 'file', size: storage.stat(io.path).size } });
+    else if (io.op === 'readRange') step = op.step({ bytes: true }, storage.readRange(io.path, io.offset, io.length));
+    else if (io.op === 'readAll') step = op.step({ bytes: true }, storage.readFile(io.path));
+    else throw new Error(`unexpected io ${io.op}`);
+  }
+  op.free();
+  return step.done;
+}
+
+/**
+ * Runs the benchmark. `AcpFs` is the package's class; `Engine` (optional) the raw binding for the
+ * breakdown. Resolves to `{rows, breakdown}`.
+ */
+export async function runBench({ AcpFs, Engine, sizes = [4 * 1024, 1024 * 1024, 10 * 1000 * 1000], timing } = {}) {
+  const rows = [];
+  const breakdown = [];
+  // Warm the JIT on every path first, so the first row does not pay for compilation.
+  {
+    const bytes = enc.encode(makeText(4096));
+    const storage = memoryStorage(new Map([['/w/f.txt', bytes]]));
+    const fs = new AcpFs({ storage, roots: ['/w'] });
+    const t0 = now();
+    while (now() - t0 < 500) {
+      for (const params of [{ line: 1, limit: WINDOW }, { line: 40, limit: 5 }, {}]) {
+        await fs.readTextFile({ sessionId: 'warm', path: '/w/f.txt', ...params });
+        await baselineRead(storage, { path: '/w/f.txt', ...params });
+      }
+    }
+  }
+  for (const size of sizes) {
+    const text = makeText(size);
+    const bytes = enc.encode(text);
+    const path = '/project/file.txt';
+    const files = new Map([[path, bytes]]);
+    const storage = memoryStorage(files);
+    const fs = new AcpFs({ storage, roots: ['/project'] });
+    const lineCount = text.split('\n').length - 1;
+    const cases = [
+      ['window at start', 1, WINDOW],
+      ['window at end', lineCount - WINDOW + 1, WINDOW],
+      ['whole file', undefined, undefined],
+    ];
+    for (const [name, line, limit] of cases) {
+      const params = { sessionId: 'bench', path, line, limit };
+      const want = windowOf(text, line ?? 1, limit);
+      const got = await fs.readTextFile(params);
+      if (got.content !== want) throw new Error(`${name} of ${size} bytes: wrong content from @acp-fs/wasm`);
+      const wasm = await timeIt(() => fs.readTextFile(params), timing);
+      const baseline = await timeIt(() => baselineRead(storage, params), timing);
+      rows.push({ size: bytes.length, case: name, wasmMs: wasm, baselineMs: baseline, speedup: baseline / wasm });
+    }
+    if (Engine) {
+      const engine = new Engine({ roots: ['/project'] }, { symlinks: 'none', stat: true, rangedReads: true, write: false, makeDirs: false });
+      const whole = { sessionId: 'bench', path };
+      if (engineOnly(engine, whole, storage).result?.content !== text) throw new Error('engine-only read is wrong');
+      const total = await timeIt(() => fs.readTextFile(whole), timing);
+      const steps = await timeIt(() => engineOnly(engine, whole, storage), timing);
+      const copyIn = await timeIt(() => new Uint8Array(bytes.length).set(bytes), timing);
+      const stringOut = await timeIt(() => dec.decode(bytes), timing);
+      breakdown.push({ size: bytes.length, totalMs: total, engineMs: steps, driverMs: total - steps, copyInMs: copyIn, stringOutMs: stringOut });
+    }
+  }
+  return { rows, breakdown };
+}

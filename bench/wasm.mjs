@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+// @acp-fs/wasm against a pure-JS baseline (decode, split, slice, join), in Node and in Chromium
+// in one run: 4 KB, 1 MB and 10 MB texts from an in-memory storage; 50-line windows at the start
+// and at the end, and whole files. Prints a table, where the time of a whole-file read goes, and
+// the goals (10 MB windows at least 3x the baseline; whole 4 KB reads within 1.5x of it).
+//
+//   scripts/build-wasm.sh && node bench/wasm.mjs
+//
+// A benchmark, not a test: numbers depend on the machine; nothing here asserts a time.
+
+import { AcpFs } from '../npm/wasm/node.mjs';
+import { Engine } from '../npm/wasm/lib/api.mjs';
+import { launch } from '../tests/browser/run.mjs';
+import { serve } from '../tests/browser/server.mjs';
+import { runBench } from './wasm-core.mjs';
+
+const HANG_GUARD_MS = 10 * 60 * 1000;
+
+async function inChromium() {
+  const server = await serve();
+  const browser = await launch();
+  try {
+    const page = browser.context.pages()[0] ?? (await browser.context.newPage());
+    await page.goto(`${server.url}/tests/browser/bench.html`);
+    await page.waitForFunction(() => window.__bench !== undefined, null, { timeout: HANG_GUARD_MS });
+    const got = await page.evaluate(() => window.__bench);
+    if (got.error) throw new Error(`in Chromium: ${got.error}`);
+    return got.result;
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
+
+const size = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(1)} MB` : `${(n / 1024).toFixed(1)} KB`);
+const ms = (x) => (x < 0.1 ? `${(x * 1000).toFixed(1)} µs` : `${x.toFixed(2)} ms`);
+const times = (x) => `${x.toFixed(x < 10 ? 2 : 0)}×`;
+
+function table(head, rows) {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
+  return [line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+const node = await runBench({ AcpFs, Engine });
+const chromium = await inChromium();
+
+console.log('\nReads through AcpFs.readTextFile (in-memory storage, ranged reads) vs decode+split+slice+join:\n');
+console.log(
+  table(
+    ['text', 'read', 'Node wasm', 'Node baseline', 'Node speedup', 'Chromium wasm', 'Chromium baseline', 'Chromium speedup'],
+    node.rows.map((r, i) => {
+      const c = chromium.rows[i];
+      return [size(r.size), r.case, ms(r.wasmMs), ms(r.baselineMs), times(r.speedup), ms(c.wasmMs), ms(c.baselineMs), times(c.speedup)];
+    }),
+  ),
+);
+
+console.log('\nWhere the time of a whole-file read goes (engine = the binding stepped by hand, no driver;');
+console.log('copy in = the bytes into wasm memory, string out = decoding the content into a JS string):\n');
+const parts = (env, b) => [env, size(b.size), ms(b.totalMs), ms(b.engineMs), ms(Math.max(b.driverMs, 0)), ms(b.copyInMs), ms(b.stringOutMs)];
+console.log(
+  table(
+    ['where', 'text', 'total', 'engine steps', 'driver', '≈ copy in', '≈ string out'],
+    [...node.breakdown.map((b) => parts('Node', b)), ...chromium.breakdown.map((b) => parts('Chromium', b))],
+  ),
+);
+
+console.log('\nGoals:');
+for (const [env, r] of [
+  ['Node', node],
+  ['Chromium', chromium],
+]) {
+  const big = r.rows.filter((x) => x.size > 5e6 && x.case.startsWith('window'));
+  const small = r.rows.find((x) => x.size < 1e4 && x.case === 'whole file');
+  const worst = Math.min(...big.map((x) => x.speedup));
+  console.log(`  ${env}: 10 MB windows ≥ 3× baseline: ${worst >= 3 ? 'met' : 'NOT met'} (slowest window ${times(worst)})`);
+  const ratio = small.wasmMs / small.baselineMs;
+  console.log(`  ${env}: whole 4 KB read within 1.5× of baseline: ${ratio <= 1.5 ? 'met' : 'NOT met'} (${times(ratio)} the baseline's time)`);
+}

@@ -1,0 +1,60 @@
+// Storage adapters for AcpFs (`@acp-fs/wasm/adapters`).
+import type { AcpFsStorage } from '../types/acp-fs.js';
+
+export type { AcpFsStorage };
+
+/**
+ * A storage over any module with Node's synchronous fs API (`readFileSync`, `statSync`,
+ * `openSync`/`readSync`/`closeSync`, and optionally `lstatSync`+`realpathSync` for symlinks,
+ * `writeFileSync`, `mkdirSync`): answers without promise hops and reads windows as byte ranges.
+ */
+export function fromNodeFs(fs: object): AcpFsStorage;
+
+/** A storage over a memfs `Volume`, or the fs made from one (`memfs().fs`, `createFsFromVolume(vol)`). */
+export function fromMemfs(volume: object): AcpFsStorage;
+
+/**
+ * A storage over ZenFS's `fs` when its mounts are synchronous (InMemory…). For asynchronous
+ * backends (IndexedDB, WebAccess) pass `fs.promises` to AcpFs directly.
+ */
+export function fromZenFS(fs: object): AcpFsStorage;
+
+/**
+ * A storage over @isomorphic-git/lightning-fs (an instance or its `promises`). Symlinks are
+ * resolved here (LightningFS has no `realpath`); no ranged reads.
+ */
+export function fromLightningFS(fs: object): AcpFsStorage;
+
+/**
+ * The canonical path of `path` from `lstat` and `readlink` alone (for storages with symlinks but
+ * no trustworthy `realpath`): ENOENT when something on the way is missing, ENOTDIR when a file is
+ * on the way, ELOOP after 40 links.
+ */
+export function realpathByLinks(
+  fs: {
+    lstat(path: string): { isSymbolicLink(): boolean; isDirectory(): boolean } | PromiseLike<{ isSymbolicLink(): boolean; isDirectory(): boolean }>;
+    readlink(path: string): string | PromiseLike<string>;
+  },
+  path: string,
+): Promise<string>;
+
+/**
+ * A storage over a File System Access directory, e.g. the Origin Private File System
+ * (`await navigator.storage.getDirectory()`): POSIX paths from that directory; no symlinks;
+ * ranged reads through `File.slice`; atomic writes through `createWritable` (sync access handles
+ * in workers that lack it). DOMExceptions become Node-style `code`s (ENOENT, ENOTDIR, EISDIR,
+ * EACCES, …) with the DOMException as `cause`.
+ */
+export function fromOPFS(root: FileSystemDirectoryHandle): AcpFsStorage;
+
+/**
+ * Unsaved editor buffers over a storage: `lookup(path)` returns the buffer's current text (Monaco:
+ * `monaco.editor.getModel(monaco.Uri.file(path))?.getValue()`, CodeMirror: `view.state.doc.toString()`)
+ * or null/undefined when the path has no buffer. Reads, stats and windows see the buffer; real
+ * paths, writes and directories go to `base`. To route agent writes into buffers, use
+ * `fs.documents` with `onDocumentWrite` instead.
+ */
+export function overlay(
+  lookup: (path: string) => string | null | undefined | PromiseLike<string | null | undefined>,
+  base: AcpFsStorage,
+): AcpFsStorage;

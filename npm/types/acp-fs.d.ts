@@ -1,0 +1,329 @@
+// The public API of @acp-fs/node and @acp-fs/wasm: one hand-written declaration file, shared by
+// both packages (behaviour: docs/semantics.md).
+
+/** A value, or a promise of it: every storage method and hook may be sync or async. */
+export type MaybePromise<T> = T | PromiseLike<T>;
+
+/** What `stat`/`lstat` return: a subset of `fs.Stats` (methods or booleans). */
+export interface AcpFsStats {
+  isFile(): boolean;
+  isDirectory(): boolean;
+  isSymbolicLink?(): boolean;
+  size: number | bigint;
+}
+
+/** A `FileHandle`-like object from `open(path, 'r')`, used for ranged reads. */
+export interface AcpFsFileHandle {
+  read(
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    position: number,
+  ): MaybePromise<{ bytesRead: number }>;
+  close(): MaybePromise<void>;
+}
+
+/**
+ * What the engine may ask a storage (the fields of `WireCaps` in docs/binding-interface.md).
+ * Derived from the storage's shape; `storage.capabilities` may override any of them.
+ */
+export interface StorageCapabilities {
+  /**
+   * `'resolvable'`: `realpath` and `lstat` work. `'none'`: the storage has no symlinks (lexical
+   * containment is the whole check). `'unresolvable'`: it has symlinks it cannot resolve, so every
+   * request fails closed.
+   */
+  symlinks: 'none' | 'resolvable' | 'unresolvable';
+  stat: boolean;
+  rangedReads: boolean;
+  write: boolean;
+  makeDirs: boolean;
+}
+
+/**
+ * Any object shaped like a subset of `node:fs/promises`: `fs.promises`, memfs `vol.promises`,
+ * ZenFS `fs.promises` plug in as they are. Methods are called with `this` bound to the storage
+ * and may return a value or a promise. Errors they throw keep their `code`/`name` (`ENOENT`,
+ * `NotFoundError`, …): the engine classifies them, and the error becomes the `cause` of the
+ * `AcpFsError`.
+ */
+export interface AcpFsStorage {
+  /** The whole file: bytes, or a string (taken as UTF-8). Required. */
+  readFile(path: string): MaybePromise<Uint8Array | ArrayBuffer | string>;
+  /** Creates or replaces a file. Without it the storage is read-only (`writeTextFile: false`). */
+  writeFile?(path: string, data: Uint8Array): MaybePromise<unknown>;
+  /** Creates a directory and its parents (called with `{recursive: true}`). */
+  mkdir?(path: string, options: { recursive: true }): MaybePromise<unknown>;
+  /** Follows symlinks. Enables refusing directories and devices before they are opened. */
+  stat?(path: string): MaybePromise<AcpFsStats>;
+  /** Describes a symlink itself. With `realpath`, makes symlinks resolvable. */
+  lstat?(path: string): MaybePromise<AcpFsStats>;
+  /** The canonical path, every symlink resolved. With `lstat`, makes symlinks resolvable. */
+  realpath?(path: string): MaybePromise<string>;
+  /** Ranged reads through a file handle: windows stream instead of reading whole files. */
+  open?(path: string, flags: 'r'): MaybePromise<AcpFsFileHandle>;
+  /** Ranged reads without handles: up to `length` bytes at `offset`, fewer only at the end. */
+  readRange?(path: string, offset: number, length: number): MaybePromise<Uint8Array | ArrayBuffer | string>;
+  /** Overrides of what the shape says, e.g. `{symlinks: 'none'}` for a storage without links. */
+  capabilities?: Partial<StorageCapabilities>;
+}
+
+/** `fs/read_text_file` params (ACP v1). */
+export interface ReadTextFileRequest {
+  sessionId: string;
+  path: string;
+  /** 1-based start line; absent, `null` or `0` means 1. */
+  line?: number | null;
+  /** Number of lines; absent or `null` means to the end, `0` gives `""`. */
+  limit?: number | null;
+  _meta?: { [key: string]: unknown } | null;
+}
+
+export interface ReadTextFileResponse {
+  /** An exact substring of the text: terminators kept, nothing normalized. */
+  content: string;
+  _meta?: { [key: string]: unknown } | null;
+}
+
+/** `fs/write_text_file` params (ACP v1). */
+export interface WriteTextFileRequest {
+  sessionId: string;
+  path: string;
+  content: string;
+  _meta?: { [key: string]: unknown } | null;
+}
+
+/** Always `{}` (never `null`: strict agents reject it). */
+export interface WriteTextFileResponse {
+  _meta?: { [key: string]: unknown } | null;
+}
+
+/** A successful (or proposed, in `approveWrite`) write, for diffs, review and undo. */
+export interface ChangeRecord {
+  sessionId: string;
+  /** The normalized requested path. */
+  path: string;
+  created: boolean;
+  /** `null` for a created file; the open buffer's text for an open document. */
+  oldText: string | null;
+  /** The text as stored: after line-ending conversion, without the BOM. */
+  newText: string;
+}
+
+/** One request, for the host's audit log (semantics.md §7). */
+export interface AuditEvent {
+  op: 'read' | 'write';
+  sessionId: string | null;
+  path: string | null;
+  line: number | null;
+  limit: number | null;
+  /** Bytes of text returned or written. */
+  bytes: number;
+  outcome: 'ok' | 'error' | 'cancelled';
+  /** The `AcpFsError` code when the request failed. */
+  errorKind?: AcpFsErrorCode;
+  /** Wall-clock time of the request, stamped by the driver. */
+  durationMs: number;
+  /** `_meta.traceparent` of the request, passed through. */
+  traceparent?: string;
+}
+
+/** What the host does with a write to an open document. */
+export type DocumentWriteChoice = 'buffer' | 'writeThrough';
+
+export interface AcpFsOptions {
+  /**
+   * Where files live. In @acp-fs/node, omit it to serve the local disk natively (atomic writes,
+   * real paths, reads off the event loop). @acp-fs/wasm requires it.
+   */
+  storage?: AcpFsStorage;
+  /** Roots for sessions the host never opened (one default policy); absent = such sessions are unknown. */
+  roots?: string[];
+  /** Host roots added to every session's root set. */
+  extraRoots?: string[];
+  /**
+   * Asked before every write that passed the policy; the response waits for it (a person may take
+   * minutes). `false` rejects the write with `user_rejected`. Absent = approve.
+   */
+  approveWrite?: (change: ChangeRecord) => MaybePromise<boolean>;
+  /** Called after every successful write. */
+  onChange?: (change: ChangeRecord) => void;
+  /** Called once per request. */
+  onAudit?: (event: AuditEvent) => void;
+  /**
+   * A write targets an open document: `'buffer'` (default) puts the text in the buffer and leaves
+   * storage untouched; `'writeThrough'` updates both.
+   */
+  onDocumentWrite?: (path: string, text: string) => MaybePromise<DocumentWriteChoice>;
+  /** A start line past the end: `'error'` (default, Zed-compatible `-32602`) or `'empty'` (`""`). */
+  pastEnd?: 'error' | 'empty';
+  /** Malformed `line`/`limit`/`_meta` count as absent instead of `-32602`. Default false. */
+  lenientParams?: boolean;
+  /** `'preserve'` (default) keeps an existing CRLF file CRLF; `'asIs'` writes bytes as sent. */
+  lineEndings?: 'preserve' | 'asIs';
+  /** Writes create missing parent directories inside the roots. Default true. */
+  createParents?: boolean;
+  /**
+   * Deny rules: globs on file names, `dir/` for directories, `write:` for write-only rules.
+   * Default `[".env*", "*.pem", "*.key", "id_rsa*", "write:.git/"]`; `false` or `[]` turns it off.
+   */
+  deny?: string[] | boolean;
+  /** Only files with these extensions (no dot, any case) are served. */
+  allowExtensions?: string[];
+  /** Whole-file reads larger than this are `file_too_large`. Default 10 MiB. */
+  maxReadBytes?: number;
+  /** Default 10 MiB. */
+  maxWriteBytes?: number;
+  /** Reads outside the roots answer `-32002` as Zed does. Default false. */
+  zedCompat?: boolean;
+  /** Refuse writes (`-32601`) and advertise `writeTextFile: false`. Default false. */
+  readOnly?: boolean;
+}
+
+export interface SessionRoots {
+  /** The session's working directory (absolute). */
+  cwd: string;
+  /** Further roots from `session/new` (the additional-directories RFD). */
+  additionalDirectories?: string[];
+}
+
+export interface RequestOptions {
+  /** Aborting cancels the request: it rejects with `cancelled` (-32800), and no storage call follows. */
+  signal?: AbortSignal;
+}
+
+/**
+ * The official TypeScript SDK's request-handler context (`acp.client().onRequest(method, handler)`
+ * calls handlers with it); `params` and `signal` are taken from it.
+ */
+export interface HandlerContext<P> {
+  method: string;
+  params: P;
+  signal?: AbortSignal;
+}
+
+/** The `code` of an `AcpFsError`. */
+export type AcpFsErrorCode =
+  | 'parse_error'
+  | 'invalid_request'
+  | 'method_not_found'
+  | 'invalid_params'
+  | 'not_found'
+  | 'path_outside_roots'
+  | 'symlink_escape'
+  | 'denied_by_pattern'
+  | 'not_a_file'
+  | 'binary_file'
+  | 'not_utf8'
+  | 'file_too_large'
+  | 'permission_denied'
+  | 'user_rejected'
+  | 'cancelled'
+  | 'storage_error'
+  | 'internal';
+
+/** The JSON-RPC `error` member. */
+export interface JsonRpcError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/**
+ * Every failure of `readTextFile`, `writeTextFile` and `handle` is a rejected promise with an
+ * `AcpFsError` (never a synchronous throw).
+ */
+export declare class AcpFsError extends Error {
+  readonly name: 'AcpFsError';
+  /** The stable kind: `not_found`, `path_outside_roots`, `invalid_params`, … */
+  readonly code: AcpFsErrorCode;
+  /** The JSON-RPC code: -32002 missing file, -32602 bad params, -32603 policy/storage, -32800 cancelled, … */
+  readonly jsonRpcCode: number;
+  /** The JSON-RPC error data: `{field, reason}`, `{uri}`, `{errorKind, path, hint}`, … */
+  readonly data: unknown;
+  /** The host storage's own error, when storage failed. */
+  readonly cause?: unknown;
+  /** The JSON-RPC `error` member, ready for a response. */
+  toJsonRpc(): JsonRpcError;
+}
+
+/** Open documents: unsaved editor buffers the engine serves in place of storage. */
+export interface AcpFsDocuments {
+  /** Registers a document's unsaved text: reads prefer it, writes to it ask `onDocumentWrite`. */
+  open(path: string, text: string): void;
+  /** Replaces an open document's text. */
+  update(path: string, text: string): void;
+  close(path: string): void;
+  /** The open document's text, or `null`. */
+  get(path: string): string | null;
+}
+
+/**
+ * ACP `fs/read_text_file` and `fs/write_text_file` for one storage. `readTextFile`,
+ * `writeTextFile` and `handle` are bound, so they can be passed as handlers:
+ * `acp.client().onRequest('fs/read_text_file', fs.readTextFile)` (see `acpClientHandlers` to keep
+ * the JSON-RPC codes through the official SDK).
+ */
+export declare class AcpFs {
+  /** Throws an `AcpFsError` (`invalid_params`, naming the option) on a bad option. */
+  constructor(options?: AcpFsOptions);
+  readonly documents: AcpFsDocuments;
+  /** Registers (or replaces, for `session/load`) a session's root set. Throws on a relative root. */
+  openSession(sessionId: string, roots: SessionRoots): void;
+  closeSession(sessionId: string): void;
+  /**
+   * The lines `line`..`line+limit-1` of a file, terminators kept. Accepts the params or the
+   * official SDK's handler context.
+   */
+  readTextFile(
+    params: ReadTextFileRequest | HandlerContext<ReadTextFileRequest>,
+    options?: RequestOptions,
+  ): Promise<ReadTextFileResponse>;
+  /** Creates or replaces a file, after the policy and `approveWrite`. Resolves to `{}`. */
+  writeTextFile(
+    params: WriteTextFileRequest | HandlerContext<WriteTextFileRequest>,
+    options?: RequestOptions,
+  ): Promise<WriteTextFileResponse>;
+  /**
+   * Answers one raw JSON-RPC message (a string gives a string, an object an object), or `null` when
+   * it is not an fs request, so the host can route it elsewhere. `$/cancel_request` cancels the
+   * matching request in flight, which then answers -32800.
+   */
+  handle(message: string, options?: RequestOptions): Promise<string | null>;
+  handle(message: object, options?: RequestOptions): Promise<object | null>;
+  /** `clientCapabilities.fs` for `initialize`: only what is wired. */
+  capabilities(): { readTextFile: boolean; writeTextFile: boolean };
+}
+
+/**
+ * `fs/read_text_file` and `fs/write_text_file` handlers for the official TypeScript SDK that keep
+ * acp-fs's JSON-RPC codes and data: the SDK forwards codes only for its own `RequestError`, so
+ * pass that class.
+ * ```ts
+ * import * as acp from '@agentclientprotocol/sdk';
+ * const h = acpClientHandlers(fs, acp.RequestError);
+ * acp.client()
+ *   .onRequest('fs/read_text_file', h.readTextFile)
+ *   .onRequest('fs/write_text_file', h.writeTextFile);
+ * ```
+ */
+export declare function acpClientHandlers<E extends Error>(
+  fs: AcpFs,
+  RequestError: new (code: number, message: string, data?: unknown) => E,
+): {
+  readTextFile(
+    context: ReadTextFileRequest | HandlerContext<ReadTextFileRequest>,
+    options?: RequestOptions,
+  ): Promise<ReadTextFileResponse>;
+  writeTextFile(
+    context: WriteTextFileRequest | HandlerContext<WriteTextFileRequest>,
+    options?: RequestOptions,
+  ): Promise<WriteTextFileResponse>;
+};
+
+/** An error (normally an `AcpFsError`) as the official SDK's `RequestError`, codes and data kept. */
+export declare function toRequestError<E extends Error>(
+  error: unknown,
+  RequestError: new (code: number, message: string, data?: unknown) => E,
+): E;
+

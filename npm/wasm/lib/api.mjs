@@ -1,0 +1,20 @@
+// What both entry points export: the shared driver over the guarded wasm engine. Instantiating the
+// module is the entry points' business (synchronous from the file in Node, `init()` elsewhere).
+import * as raw from '../pkg/acp_fs_wasm.js';
+import { createAcpFs, AcpFsError, acpClientHandlers, toRequestError } from '../shared/driver.mjs';
+import { guardBinding } from './engine.mjs';
+
+let ready = false;
+
+/** The module is instantiated (`exports` are its exports, as wasm-bindgen's init returns them). */
+export function markReady(exports) {
+  if (exports === undefined || exports === null) throw new Error('@acp-fs/wasm: the module did not instantiate');
+  ready = true;
+}
+
+export const isReady = () => ready;
+
+export const { Engine } = guardBinding(raw, isReady);
+
+export const AcpFs = createAcpFs({ Engine });
+export { AcpFsError, acpClientHandlers, toRequestError };

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Builds the in-browser demo into examples/browser-demo/dist/: one esbuild bundle (the page, the
+# official ACP SDK, @zenfs/core, @acp-fs/wasm's driver and glue) plus the wasm module, the HTML,
+# the CSS and the icon. Fully offline: everything comes from node_modules and npm/wasm.
+# Idempotent: the output is rebuilt from scratch in a temporary directory and swapped in.
+#
+# Needs: node_modules (npm install) and the wasm package (scripts/build-wasm.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DEMO=examples/browser-demo
+OUT=$DEMO/dist
+WASM_PKG=npm/wasm
+WASM_FILE=$WASM_PKG/pkg/acp_fs_wasm_bg.wasm
+ESBUILD=node_modules/.bin/esbuild
+
+if [ ! -x "$ESBUILD" ]; then
+  echo "build-demo: $ESBUILD missing: run npm install first" >&2
+  exit 1
+fi
+if [ ! -f "$WASM_PKG/package.json" ] || [ ! -f "$WASM_FILE" ]; then
+  echo "build-demo: the wasm package is not built ($WASM_PKG/package.json, $WASM_FILE): run scripts/build-wasm.sh" >&2
+  exit 1
+fi
+
+TMP="$OUT.tmp.$$"
+trap 'rm -rf "$TMP"' EXIT
+rm -rf "$TMP"
+mkdir -p "$TMP"
+
+# @acp-fs/wasm is resolved to the package in this repository, exactly as an app would get it
+# from npm (its package.json decides the entry). @zenfs/core and the SDK bundle without Node
+# polyfills (shared/research/toolchain.md), so none are configured: a Node built-in sneaking in
+# fails the build instead of shipping a broken page.
+"$ESBUILD" "$DEMO/src/main.mjs" \
+  --bundle --format=esm --platform=browser --target=es2022 \
+  --alias:@acp-fs/wasm="./$WASM_PKG" \
+  --sourcemap --legal-comments=none --log-level=warning \
+  --outfile="$TMP/demo.js"
+
+# The wasm-bindgen glue loads its module from new URL('acp_fs_wasm_bg.wasm', import.meta.url):
+# beside the bundle.
+cp "$WASM_FILE" "$TMP/acp_fs_wasm_bg.wasm"
+cp "$DEMO/index.html" "$DEMO/style.css" "$DEMO/favicon.svg" "$TMP/"
+
+rm -rf "$OUT"
+mv "$TMP" "$OUT"
+trap - EXIT
+
+js=$(wc -c <"$OUT/demo.js")
+wasm=$(wc -c <"$OUT/acp_fs_wasm_bg.wasm")
+echo "build-demo: $OUT ready (demo.js $js bytes, acp_fs_wasm_bg.wasm $wasm bytes); serve it with: node scripts/serve-demo.mjs"

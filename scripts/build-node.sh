@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Builds @acp-fs/node (npm/node) and its linux-x64-gnu platform package from a checkout whose
+# node_modules is installed: the native addon, the generated loader, the shared driver (ESM copy
+# and CJS bundle) and the shared type declarations. Idempotent; pass --debug for a debug addon.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+pkg=npm/node
+
+release=--release
+if [ "${1:-}" = "--debug" ]; then release=; fi
+
+node_modules/.bin/napi build --platform $release \
+  --cwd "$pkg" --manifest-path ../../bindings-node/Cargo.toml --package-json-path package.json \
+  --output-dir . --js binding.js --dts binding.d.ts
+
+# The packed package must be self-contained, so the shared sources are copied into it.
+rm -rf "$pkg/shared"
+mkdir -p "$pkg/shared"
+cp npm/shared/*.mjs "$pkg/shared/"
+node_modules/.bin/esbuild npm/shared/driver.mjs --bundle --format=cjs --platform=node \
+  --target=node20 --log-level=warning --outfile="$pkg/shared/driver.cjs"
+
+# One hand-written declaration file serves both module systems (and both packages).
+cp npm/types/acp-fs.d.ts "$pkg/index.d.mts"
+cp npm/types/acp-fs.d.ts "$pkg/index.d.cts"
+
+# `napi build --strip` has no effect in @napi-rs/cli 3.10 (shared/research/toolchain.md), so strip
+# release addons here: symbols are a quarter of the file and nobody debugs a published addon.
+if [ -n "$release" ] && [ "$(uname -s)" = Linux ] && command -v strip >/dev/null; then
+  for node_file in "$pkg"/acp-fs.*.node; do strip --strip-unneeded "$node_file"; done
+fi
+
+# Each platform package (npm/node/npm/<platformArchABI>) carries its addon; the main package finds
+# it through optionalDependencies, or beside its loader during development.
+for node_file in "$pkg"/acp-fs.*.node; do
+  platform="$(basename "$node_file" .node)"
+  platform="${platform#acp-fs.}"
+  if [ -d "$pkg/npm/$platform" ]; then cp "$node_file" "$pkg/npm/$platform/"; fi
+done
+echo "built $pkg ($(ls "$pkg"/acp-fs.*.node | xargs -n1 basename | tr '\n' ' '))"

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Builds @acp-fs/wasm (npm/wasm) from the acp-fs-wasm crate:
+#   cargo (release, wasm32-unknown-unknown) -> wasm-bindgen --target web -> wasm-opt -Oz,
+# then copies the shared driver, types and adapters into the package so `npm pack` is
+# self-contained. Idempotent; prints the .wasm size raw and gzipped.
+#
+# Traps avoided on purpose (shared/research/toolchain.md): no wasm-pack (it downloads tools),
+# no Debian binaryen (its wasm-opt writes modules that fail to instantiate), no `strip` in the
+# release profile (wasm-bindgen needs the target_features section).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TERM_COLOR=never
+
+PKG=npm/wasm
+RAW="${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/acp_fs_wasm.wasm"
+WASM_OPT=node_modules/.bin/wasm-opt
+
+# The CLI must be exactly the version of the wasm-bindgen crate in Cargo.lock: the generated JS
+# and the module's custom section have to agree.
+want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
+if [ "$have" != "$want" ]; then
+  echo "build-wasm: wasm-bindgen CLI ${have:-missing}, Cargo.lock wants $want:" >&2
+  echo "  cargo install wasm-bindgen-cli --version =$want   (without --locked)" >&2
+  exit 1
+fi
+if [ ! -x "$WASM_OPT" ]; then
+  echo "build-wasm: $WASM_OPT missing: run npm install (the npm binaryen package, not Debian's)" >&2
+  exit 1
+fi
+
+cargo build --release --target wasm32-unknown-unknown -p acp-fs-wasm
+
+rm -rf "$PKG/pkg"
+wasm-bindgen --target web --out-dir "$PKG/pkg" --out-name acp_fs_wasm "$RAW"
+# wasm-bindgen writes a package.json and .gitignore of its own; the package is npm/wasm.
+rm -f "$PKG/pkg/package.json" "$PKG/pkg/.gitignore"
+"$WASM_OPT" -Oz "$PKG/pkg/acp_fs_wasm_bg.wasm" -o "$PKG/pkg/acp_fs_wasm_bg.opt.wasm"
+mv "$PKG/pkg/acp_fs_wasm_bg.opt.wasm" "$PKG/pkg/acp_fs_wasm_bg.wasm"
+
+# The shared driver, the types and the adapters, copied so the package stands alone.
+copy_dir() { # src dst pattern...
+  local src=$1 dst=$2
+  shift 2
+  rm -rf "$dst"
+  mkdir -p "$dst"
+  local found=0
+  for pattern in "$@"; do
+    for f in "$src"/$pattern; do
+      [ -f "$f" ] || continue
+      cp "$f" "$dst/"
+      found=1
+    done
+  done
+  if [ "$found" = 0 ]; then
+    echo "build-wasm: nothing to copy from $src ($*)" >&2
+    exit 1
+  fi
+}
+copy_dir npm/shared "$PKG/shared" '*.mjs'
+copy_dir npm/types "$PKG/types" '*.d.ts'
+copy_dir npm/adapters "$PKG/adapters" '*.mjs' '*.d.ts'
+
+wasm="$PKG/pkg/acp_fs_wasm_bg.wasm"
+raw_size=$(wc -c <"$RAW")
+size=$(wc -c <"$wasm")
+gz=$(gzip -9 -c "$wasm" | wc -c)
+glue=$(wc -c <"$PKG/pkg/acp_fs_wasm.js")
+echo "build-wasm: cargo output $raw_size bytes; $wasm $size bytes raw, $gz bytes gzip -9; JS glue $glue bytes"

@@ -1,0 +1,272 @@
+// End to end: the in-browser demo (examples/browser-demo) in Debian's Chromium, driven by
+// playwright-core. Builds the demo, serves it on 127.0.0.1, runs the scripted agent (official ACP
+// SDK) against @acp-fs/wasm over a @zenfs/core disk, approves one write and rejects the other,
+// and checks the virtual disk, the change list, what the agent received and the protocol log.
+// Expected values are derived from the page's own disk, never typed in here.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startDemoServer } from '../../scripts/serve-demo.mjs';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const OUT = path.join(repo, 'out');
+const WAIT = { timeout: 60_000 };
+const P = '/project';
+
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+function sh(cmd, args) {
+  return new Promise((resolve, reject) => {
+    execFile(cmd, args, { cwd: repo, timeout: 300_000 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`${cmd} ${args.join(' ')} failed:\n${stdout}\n${stderr}`));
+      else resolve(stdout);
+    });
+  });
+}
+
+/** Lines of `text` with their terminators, as acp-fs counts them (only `\n` ends a line). */
+const linesOf = (text) => text.split(/(?<=\n)/);
+const windowOf = (text, line, limit) => linesOf(text).slice(line - 1, line - 1 + limit).join('');
+
+test('browser demo: scripted agent, approvals, overlay, errors, undo, save', async (t) => {
+  await sh('bash', ['scripts/build-demo.sh']);
+  await mkdir(OUT, { recursive: true });
+
+  const server = await startDemoServer({ port: 0 });
+  t.after(() => server.close());
+  const profile = await mkdtemp(path.join(tmpdir(), 'acp-fs-demo-chromium-'));
+  t.after(() => rm(profile, { recursive: true, force: true }));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1500, height: 1000 },
+  });
+  t.after(() => context.close());
+
+  const page = context.pages()[0] ?? (await context.newPage());
+  const consoleErrors = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') consoleErrors.push(m.text());
+  });
+  page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.stack ?? e}`));
+  // The demo is offline: any request that is not to our server is a bug (a CDN, a font, …).
+  const foreign = [];
+  page.on('request', (r) => {
+    if (!r.url().startsWith(server.url) && !r.url().startsWith('data:')) foreign.push(r.url());
+  });
+
+  const demo = (fn, arg) => page.evaluate(fn, arg);
+  const marker = `e2e-${Math.random().toString(36).slice(2, 10)}`;
+
+  await t.test('loads: engine ready, sample project in the tree, app.js open with unsaved edits', async () => {
+    await page.goto(server.url);
+    await page.waitForFunction(() => window.acpFsDemo?.ready === true, null, WAIT);
+    assert.equal(await page.getAttribute('#status', 'data-state'), 'ready');
+    assert.match(await page.textContent('#status'), /"readTextFile":true,"writeTextFile":true/);
+    const tree = await page.$$eval('[data-testid="tree-file"]', (n) => n.map((x) => x.dataset.path));
+    for (const f of ['src/app.js', 'src/util.js', 'docs/windows-notes.txt', 'data/report.csv', 'logs/server.log', 'assets/logo.png']) {
+      assert.ok(tree.includes(`${P}/${f}`), `tree lists ${f}: ${tree}`);
+    }
+    assert.ok(await page.isVisible('[data-testid="tree-link"][data-path="/project/etc-link"]'));
+    assert.equal(await page.textContent('#editor-path'), 'src/app.js');
+    assert.ok(await page.isVisible('#dirty-indicator'), 'the demo starts with unsaved edits');
+  });
+
+  await t.test('typing goes to the acp-fs document overlay, not to the disk', async () => {
+    await page.click('#editor');
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.type(`// ${marker}\n`);
+    await page.waitForFunction((m) => window.acpFsDemo.documentText('/project/src/app.js')?.includes(m), marker, WAIT);
+    assert.ok(!(await demo((p) => window.acpFsDemo.readText(p), `${P}/src/app.js`)).includes(marker));
+    assert.ok(await page.isVisible('#dirty-indicator'));
+  });
+
+  await t.test('scripted agent: writes wait for the user; approve one, reject the other', async () => {
+    await page.click('#run-agent');
+
+    await page.waitForSelector('#approval[open][data-path="/project/src/util.js"]', WAIT);
+    assert.match(await page.textContent('#approval-diff'), /\+ export function slugify\(name\) \{/);
+    assert.match(await page.textContent('#approval-action'), /modify/);
+    // The agent's write request is on the wire and still unanswered while the prompt is open.
+    const pending = await demo(() => {
+      const log = window.acpFsDemo.log();
+      const req = log.find((e) => e.kind === 'request' && e.method === 'fs/write_text_file' && e.params.path.endsWith('/src/util.js'));
+      return { req: Boolean(req), answered: log.some((e) => e.kind === 'response' && req && e.id === req.id && e.method === 'fs/write_text_file') };
+    });
+    assert.deepEqual(pending, { req: true, answered: false });
+    assert.ok(!(await demo(() => window.acpFsDemo.readText('/project/src/util.js'))).includes('slugify'), 'nothing written before approval');
+    await page.screenshot({ path: path.join(OUT, 'demo-approval.png') });
+    await page.click('#approve-write');
+
+    await page.waitForSelector('#approval[open][data-path="/project/docs/CHANGELOG.md"]', WAIT);
+    assert.match(await page.textContent('#approval-action'), /create/);
+    await page.click('#reject-write');
+
+    await page.waitForFunction(() => window.acpFsDemo.tourState === 'done', null, WAIT);
+    await page.waitForSelector('[data-testid="tour-end"]', WAIT);
+    assert.equal(await page.isVisible('#approval'), false);
+  });
+
+  const results = await demo(() => window.acpFsDemo.agentResults());
+  const byStep = Object.fromEntries(results.filter((r) => r.step !== 'custom').map((r) => [r.step, r]));
+
+  await t.test('virtual disk and change list: one change applied, the rejected file never created', async () => {
+    const util = await demo(() => window.acpFsDemo.readText('/project/src/util.js'));
+    const original = byStep['read-util'].result.content;
+    assert.ok(util.startsWith(original) && util.includes('export function slugify(name)'), util);
+    assert.equal(await demo(() => window.acpFsDemo.readText('/project/docs/CHANGELOG.md')), null);
+
+    const changes = await demo(() => window.acpFsDemo.changes());
+    assert.equal(changes.length, 1, JSON.stringify(changes));
+    assert.equal(changes[0].path, `${P}/src/util.js`);
+    assert.equal(changes[0].created, false);
+    assert.equal(changes[0].oldText, original);
+    assert.equal(changes[0].newText, util);
+
+    const items = await page.$$eval('[data-testid="change"]', (n) => n.map((x) => [x.dataset.path, x.dataset.state]));
+    assert.deepEqual(items, [[`${P}/src/util.js`, 'applied']]);
+  });
+
+  await t.test('what the agent received: windows, CRLF, BOM, the unsaved buffer', async () => {
+    const log = await demo(() => window.acpFsDemo.readText('/project/logs/server.log'));
+    assert.equal(linesOf(log).length, 20_000);
+    assert.equal(byStep['window-start'].result.content, windowOf(log, 1, 3));
+    assert.equal(byStep['window-middle'].result.content, windowOf(log, 10_000, 3));
+    assert.equal(byStep['window-end'].result.content, windowOf(log, 19_999, 10));
+    assert.equal(linesOf(byStep['window-end'].result.content).length, 2);
+
+    const notes = await demo(() => window.acpFsDemo.readText('/project/docs/windows-notes.txt'));
+    assert.equal(byStep.crlf.result.content, windowOf(notes, 2, 2));
+    assert.match(byStep.crlf.result.content, /\r\n$/);
+
+    const csvBytes = await demo(() => window.acpFsDemo.readBytes('/project/data/report.csv'));
+    assert.deepEqual(csvBytes.slice(0, 3), [0xef, 0xbb, 0xbf]);
+    assert.equal(byStep.bom.result.content, Buffer.from(csvBytes.slice(3)).toString('utf8'));
+
+    const buffer = await demo(() => window.acpFsDemo.documentText('/project/src/app.js'));
+    assert.equal(byStep.unsaved.result.content, buffer);
+    assert.ok(buffer.includes(marker) && buffer.includes("name: 'Eraser'"), 'the agent got the typed text');
+    const disk = await demo(() => window.acpFsDemo.readText('/project/src/app.js'));
+    assert.notEqual(byStep.unsaved.result.content, disk);
+  });
+
+  await t.test('what the agent received: errors with their JSON-RPC codes', async () => {
+    const expected = {
+      'outside-root': [-32603, 'path_outside_roots'],
+      'symlink-escape': [-32603, 'symlink_escape'],
+      denied: [-32603, 'denied_by_pattern'],
+      missing: [-32002, undefined],
+      binary: [-32603, 'binary_file'],
+      'write-create': [-32603, 'user_rejected'],
+    };
+    for (const [step, [code, kind]] of Object.entries(expected)) {
+      const r = byStep[step];
+      assert.equal(r.ok, false, step);
+      assert.equal(r.error.code, code, step);
+      assert.equal(r.error.data?.errorKind, kind, step);
+    }
+    assert.equal(byStep.missing.error.message, 'Resource not found: /project/src/missing.js');
+    assert.deepEqual(byStep.missing.error.data, { uri: '/project/src/missing.js' });
+    for (const step of ['window-start', 'crlf', 'bom', 'unsaved', 'read-util', 'write-modify']) assert.equal(byStep[step].ok, true, step);
+    assert.deepEqual(byStep['write-modify'].result, {});
+
+    // The transcript shows the same outcomes the agent reported through session/update.
+    const shown = await page.$$eval('[data-testid="agent-step"]', (n) =>
+      n.map((x) => ({ step: x.dataset.step, status: x.dataset.status, code: x.dataset.errorCode ?? null })),
+    );
+    assert.deepEqual(shown.find((s) => s.step === 'missing'), { step: 'missing', status: 'failed', code: '-32002' });
+    assert.deepEqual(shown.find((s) => s.step === 'write-modify'), { step: 'write-modify', status: 'completed', code: null });
+  });
+
+  await t.test('protocol log: every fs request answered once, error codes on the wire', async () => {
+    const log = await demo(() => window.acpFsDemo.log());
+    const requests = log.filter((e) => e.kind === 'request' && e.method?.startsWith('fs/'));
+    assert.equal(requests.length, results.length);
+    for (const req of requests) {
+      assert.equal(req.dir, 'agent→client');
+      const answers = log.filter((e) => e.kind === 'response' && e.dir === 'client→agent' && e.id === req.id);
+      assert.equal(answers.length, 1, `one response for #${req.id}`);
+      const res = answers[0];
+      assert.equal(res.method, req.method);
+      assert.ok(res.seq > req.seq);
+      const mine = results.find((r) => r.params.path === req.params.path && r.method === req.method && (r.params.line ?? null) === (req.params.line ?? null));
+      if (mine.ok) assert.deepEqual(res.result, mine.result, req.params.path);
+      else assert.deepEqual(res.error, { code: mine.error.code, message: mine.error.message, ...(mine.error.data ? { data: mine.error.data } : {}) });
+    }
+    for (const [code, kind] of [
+      ['-32002', ''],
+      ['-32603', 'path_outside_roots'],
+      ['-32603', 'symlink_escape'],
+      ['-32603', 'binary_file'],
+      ['-32603', 'user_rejected'],
+    ]) {
+      const sel = `[data-testid="log-entry"][data-kind="response"][data-error-code="${code}"]${kind ? `[data-error-kind="${kind}"]` : ''}`;
+      assert.ok((await page.$$(sel)).length >= 1, `log shows ${code} ${kind}`);
+    }
+    // The screenshot shows the fs traffic: session/update notifications hidden by the filter.
+    await page.uncheck('#log-show-updates');
+    assert.equal(await page.isVisible('[data-testid="log-entry"][data-method="session/update"] >> nth=0'), false);
+    assert.equal(await page.isVisible('[data-testid="log-entry"][data-method="fs/read_text_file"] >> nth=0'), true);
+    await page.$eval('#protocol-log', (n) => {
+      n.scrollTop = n.scrollHeight;
+    });
+    await page.screenshot({ path: path.join(OUT, 'demo.png'), fullPage: true });
+  });
+
+  await t.test('request form: a window and a bad path, sent as the agent', async () => {
+    const log = await demo(() => window.acpFsDemo.readText('/project/logs/server.log'));
+    await page.fill('#req-path', '/project/logs/server.log');
+    await page.fill('#req-line', '5');
+    await page.fill('#req-limit', '2');
+    await page.click('#req-send');
+    await page.waitForSelector('#request-result[data-state="ok"]', WAIT);
+    let custom = (await demo(() => window.acpFsDemo.agentResults())).filter((r) => r.step === 'custom');
+    assert.equal(custom.length, 1);
+    assert.equal(custom[0].result.content, windowOf(log, 5, 2));
+
+    await page.fill('#req-path', 'project/relative.txt');
+    await page.click('#req-send');
+    await page.waitForSelector('#request-result[data-state="error"]', WAIT);
+    assert.equal(await page.getAttribute('#request-result', 'data-error-code'), '-32602');
+    custom = (await demo(() => window.acpFsDemo.agentResults())).filter((r) => r.step === 'custom');
+    assert.equal(custom[1].error.data.field, 'path');
+  });
+
+  await t.test('undo writes the old text back', async () => {
+    const original = byStep['read-util'].result.content;
+    await page.click('[data-testid="change"][data-path="/project/src/util.js"] [data-testid="undo-change"]');
+    await page.waitForFunction((o) => window.acpFsDemo.readText('/project/src/util.js').then((t) => t === o), original, WAIT);
+    await page.waitForSelector('[data-testid="change"][data-path="/project/src/util.js"][data-state="undone"]', WAIT);
+  });
+
+  await t.test('save writes the buffer to the virtual disk', async () => {
+    await page.click('#save-file');
+    await page.waitForFunction(
+      (m) => window.acpFsDemo.readText('/project/src/app.js').then((t) => t.includes(m)),
+      marker,
+      WAIT,
+    );
+    assert.equal(await page.isVisible('#dirty-indicator'), false);
+  });
+
+  await t.test('no console errors, no page errors, no requests leaving 127.0.0.1', async () => {
+    assert.deepEqual(consoleErrors, []);
+    assert.deepEqual(await demo(() => window.acpFsDemo.pageErrors()), []);
+    assert.deepEqual(foreign, []);
+  });
+});

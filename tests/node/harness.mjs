@@ -1,0 +1,624 @@
+// The behaviour-vector harness for the npm packages (format: tests/vectors/README.md). Reusable by
+// any package that exports the shared `AcpFs` class: load the vectors, build a storage of a given
+// backend from a vector, run the vector, and check it against its expectations.
+//
+// Backends: memfs `Volume` (files, dirs, symlinks; `special` paths through a thin wrapper that
+// reports a non-regular stat), a plain-object Map storage (sync methods, no symlinks), fs.promises
+// over a real temp dir, and the package's native disk over a real temp dir. Each comes ranged (a
+// ranged-read method) and whole (none), except native, which always streams. Disk backends prefix
+// every POSIX path of the vector with the temp dir, expectations included.
+
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as nodeFs from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Volume } from 'memfs';
+
+export const VECTOR_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'vectors');
+
+/** Every vector, with the file it came from, in a stable order. */
+export function loadVectors(dir = VECTOR_DIR) {
+  const out = [];
+  for (const file of nodeFs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+    const list = JSON.parse(nodeFs.readFileSync(join(dir, file), 'utf8'));
+    assert.ok(Array.isArray(list), `${file}: not a JSON array of vectors`);
+    for (const vector of list) out.push({ file, vector });
+  }
+  return out;
+}
+
+export function bytesOf(content) {
+  if (typeof content === 'string') return Buffer.from(content, 'utf8');
+  if (content && typeof content.hex === 'string') return Buffer.from(content.hex.replace(/\s+/g, ''), 'hex');
+  throw new TypeError(`not file content: ${JSON.stringify(content)}`);
+}
+
+const isFileContent = (c) => typeof c === 'string' || (c && typeof c === 'object' && 'hex' in c);
+const traitsOf = (v) => v.storage ?? {};
+const DEFAULT_SESSIONS = { s1: { cwd: '/project' } };
+
+/** Runs with ranged reads, whole-file reads, or both, as the vector's `storage.ranged` says. */
+export function rangedVariants(vector) {
+  const r = traitsOf(vector).ranged;
+  return r === true ? [true] : r === false ? [false] : [true, false];
+}
+
+function enoent(path, syscall) {
+  const e = new Error(`ENOENT: no such file or directory, ${syscall} '${path}'`);
+  e.code = 'ENOENT';
+  e.errno = -2;
+  e.syscall = syscall;
+  e.path = path;
+  return e;
+}
+
+function eisdir(path, syscall) {
+  const e = new Error(`EISDIR: illegal operation on a directory, ${syscall} '${path}'`);
+  e.code = 'EISDIR';
+  e.syscall = syscall;
+  e.path = path;
+  return e;
+}
+
+// Storages see the engine's normalized paths: POSIX `/a/b`, drive `C:\\a\\b`, UNC `\\\\srv\\share\\a`.
+const WINDOWS_OR_UNC = /^(?:[A-Za-z]:|\\\\|\\)/;
+const isRoot = (p) => p === '/' || /^[A-Za-z]:\\?$/.test(p) || /^\\\\[^\\]+\\[^\\]+\\?$/.test(p);
+function parentOf(p) {
+  if (isRoot(p)) return p;
+  const sep = WINDOWS_OR_UNC.test(p) ? '\\' : '/';
+  const i = p.lastIndexOf(sep);
+  const parent = i <= 0 ? sep : p.slice(0, i);
+  return /^[A-Za-z]:$/.test(parent) ? `${parent}\\` : parent;
+}
+function ancestors(p) {
+  const out = [];
+  for (let d = parentOf(p); !out.includes(d); d = parentOf(d)) {
+    out.push(d);
+    if (isRoot(d)) break;
+  }
+  return out;
+}
+
+function enotdir(path, syscall) {
+  const e = new Error(`ENOTDIR: not a directory, ${syscall} '${path}'`);
+  e.code = 'ENOTDIR';
+  e.syscall = syscall;
+  e.path = path;
+  return e;
+}
+
+/**
+ * A plain-object storage over a Map, with synchronous methods (values, not promises): files,
+ * directories (explicit or implied by files) and special files; no symlinks.
+ */
+export class MapStorage {
+  constructor({ ranged = true, write = true, realpath = true } = {}) {
+    this.files = new Map();
+    this.dirs = new Set(['/']);
+    this.special = new Set();
+    this.calls = [];
+    if (!ranged) this.readRange = undefined;
+    if (!write) {
+      this.writeFile = undefined;
+      this.mkdir = undefined;
+    }
+    // "Has symlinks, cannot resolve them" cannot come from the shape of a link-less storage.
+    if (!realpath) this.capabilities = { symlinks: 'unresolvable' };
+  }
+  put(path, bytes) {
+    this.files.set(path, Buffer.from(bytes));
+    for (const d of ancestors(path)) this.dirs.add(d);
+  }
+  addDir(path) {
+    this.dirs.add(path);
+    for (const d of ancestors(path)) this.dirs.add(d);
+  }
+  /** A file on the way to `path` makes it unreachable, as on a real file system. */
+  blockedBy(path) {
+    return ancestors(path).find((d) => this.files.has(d));
+  }
+  addSpecial(path) {
+    this.put(path, Buffer.alloc(0));
+    this.special.add(path);
+  }
+  stat(path) {
+    this.calls.push(['stat', path]);
+    if (this.blockedBy(path)) throw enotdir(path, 'stat');
+    const kind = this.special.has(path)
+      ? 'other'
+      : this.files.has(path)
+        ? 'file'
+        : this.dirs.has(path) || isRoot(path)
+          ? 'dir'
+          : null;
+    if (kind === null) throw enoent(path, 'stat');
+    return {
+      isFile: () => kind === 'file',
+      isDirectory: () => kind === 'dir',
+      isSymbolicLink: () => false,
+      size: kind === 'file' ? this.files.get(path).length : 0,
+    };
+  }
+  readFile(path) {
+    this.calls.push(['readFile', path]);
+    return this.bytes(path);
+  }
+  bytes(path) {
+    if (this.blockedBy(path)) throw enotdir(path, 'open');
+    if (this.dirs.has(path) || isRoot(path)) throw eisdir(path, 'read');
+    const b = this.files.get(path);
+    if (b === undefined) throw enoent(path, 'open');
+    return b;
+  }
+  readRange(path, offset, length) {
+    this.calls.push(['readRange', path, offset, length]);
+    const b = this.bytes(path);
+    return b.subarray(Math.min(offset, b.length), Math.min(offset + length, b.length));
+  }
+  writeFile(path, data) {
+    this.calls.push(['writeFile', path]);
+    if (this.blockedBy(path)) throw enotdir(path, 'open');
+    if (this.dirs.has(path) || isRoot(path)) throw eisdir(path, 'open');
+    const parent = parentOf(path);
+    if (!this.dirs.has(parent) && !isRoot(parent)) throw enoent(path, 'open');
+    this.files.set(path, Buffer.from(data));
+  }
+  mkdir(path, options) {
+    this.calls.push(['mkdir', path]);
+    assert.deepEqual(options, { recursive: true });
+    if (this.blockedBy(path) || this.files.has(path)) throw enotdir(path, 'mkdir');
+    this.addDir(path);
+  }
+}
+
+/** memfs `vol.promises` with the vector's storage traits; `special` paths stat as non-regular. */
+function memfsStorage(vol, special, { ranged, write, realpath, symlinks }) {
+  const p = vol.promises;
+  const fake = (st) => ({ isFile: () => false, isDirectory: () => false, isSymbolicLink: () => false, size: st.size });
+  const storage = {
+    readFile: (path) => p.readFile(path),
+    stat: async (path) => {
+      const st = await p.stat(path);
+      return special.has(await p.realpath(path)) ? fake(st) : st;
+    },
+  };
+  if (symlinks) {
+    storage.lstat = async (path) => (special.has(path) ? fake(await p.lstat(path)) : p.lstat(path));
+    if (realpath) storage.realpath = (path) => p.realpath(path);
+  }
+  if (ranged) storage.open = (path, flags) => p.open(path, flags);
+  if (write) {
+    storage.writeFile = (path, data) => p.writeFile(path, data);
+    storage.mkdir = (path, opts) => p.mkdir(path, opts);
+  }
+  return storage;
+}
+
+/** fs.promises with the vector's storage traits (methods left out, never faked). */
+function fsPromisesStorage({ ranged, write, realpath, symlinks }) {
+  const p = nodeFs.promises;
+  const storage = { readFile: p.readFile, stat: p.stat };
+  if (symlinks) {
+    storage.lstat = p.lstat;
+    if (realpath) storage.realpath = p.realpath;
+  }
+  if (ranged) storage.open = p.open;
+  if (write) {
+    storage.writeFile = p.writeFile;
+    storage.mkdir = p.mkdir;
+  }
+  return storage;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Temp-dir translation for disk backends.
+
+/** Lexical normalization, reporting whether `..` climbed above `/`. */
+function climbsAboveRoot(path) {
+  let depth = 0;
+  for (const seg of path.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') {
+      if (depth === 0) return true;
+      depth -= 1;
+    } else depth += 1;
+  }
+  return false;
+}
+
+function rawParams(vector) {
+  if (typeof vector.raw !== 'string') return undefined;
+  try {
+    return JSON.parse(vector.raw)?.params;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why a vector cannot run on a real temp dir, or undefined. */
+export function diskSkipReason(vector) {
+  const params = vector.request?.params ?? rawParams(vector);
+  const path = params !== null && typeof params === 'object' ? params.path : undefined;
+  const sessions = vector.sessions ?? DEFAULT_SESSIONS;
+  const roots = [
+    ...Object.values(sessions).flatMap((s) => [s.cwd, ...(s.additionalDirectories ?? [])]),
+    ...(vector.options?.roots ?? []),
+    ...(vector.options?.extraRoots ?? []),
+  ];
+  if (usesWindowsPaths(vector)) {
+    return 'Windows/UNC path forms have no POSIX temp-dir equivalent';
+  }
+  if ([path, ...roots].some((p) => typeof p === 'string' && p.startsWith('/') && climbsAboveRoot(p))) {
+    return '`..` climbs above `/`, which a temp-dir prefix would turn into a different path';
+  }
+  return undefined;
+}
+
+/** Whether a request, root or file uses a drive or UNC path. */
+export function usesWindowsPaths(vector) {
+  const params = vector.request?.params ?? rawParams(vector);
+  const path = params !== null && typeof params === 'object' ? params.path : undefined;
+  const sessions = vector.sessions ?? DEFAULT_SESSIONS;
+  const all = [
+    path,
+    ...Object.keys(vector.files ?? {}),
+    ...Object.keys(vector.documents ?? {}),
+    ...Object.values(sessions).flatMap((s) => [s.cwd, ...(s.additionalDirectories ?? [])]),
+    ...(vector.options?.roots ?? []),
+    ...(vector.options?.extraRoots ?? []),
+  ];
+  return all.some((p) => typeof p === 'string' && WINDOWS_OR_UNC.test(p));
+}
+
+/** The vector with every POSIX path under `prefix` (expectations included). */
+export function prefixVector(vector, prefix) {
+  const px = (p) => (typeof p === 'string' && p.startsWith('/') ? (p === '/' ? prefix : prefix + p) : p);
+  const pxKeys = (obj) => (obj ? Object.fromEntries(Object.entries(obj).map(([k, v]) => [px(k), v])) : obj);
+  const pxMessage = (m) => (typeof m === 'string' ? m.replace(/(^|\s)(\/\S*)/g, (_, a, p) => a + px(p)) : m);
+  const pxError = (e) => {
+    if (!e || typeof e !== 'object') return e;
+    const out = { ...e };
+    if ('message' in out) out.message = pxMessage(out.message);
+    if (out.data && typeof out.data === 'object') {
+      out.data = { ...out.data };
+      for (const k of ['path', 'uri']) if (k in out.data) out.data[k] = px(out.data[k]);
+    }
+    return out;
+  };
+  const v = structuredClone(vector);
+  v.files = v.files
+    ? Object.fromEntries(
+        Object.entries(v.files).map(([k, c]) => [
+          px(k),
+          c && typeof c === 'object' && 'symlink' in c ? { symlink: px(c.symlink) } : c,
+        ]),
+      )
+    : v.files;
+  const sessions = v.sessions ?? DEFAULT_SESSIONS;
+  v.sessions = Object.fromEntries(
+    Object.entries(sessions).map(([id, s]) => [
+      id,
+      { ...s, cwd: px(s.cwd), additionalDirectories: (s.additionalDirectories ?? []).map(px) },
+    ]),
+  );
+  if (v.options) {
+    for (const k of ['roots', 'extraRoots']) if (Array.isArray(v.options[k])) v.options[k] = v.options[k].map(px);
+  }
+  v.documents = pxKeys(v.documents);
+  if (v.request?.params && typeof v.request.params === 'object' && !Array.isArray(v.request.params)) {
+    v.request.params.path = px(v.request.params.path);
+  }
+  if (typeof v.raw === 'string') {
+    // Textual, so the id and every other byte of the message stay as the vector wrote them.
+    v.raw = v.raw.replace(/("path"\s*:\s*")\//g, (_, a) => `${a}${prefix}/`);
+  }
+  const e = v.expect ?? {};
+  if (e.error) e.error = pxError(e.error);
+  if (e.rawError) e.rawError = pxError(e.rawError);
+  if (e.raw && typeof e.raw === 'object' && e.raw.error) e.raw.error = pxError(e.raw.error);
+  e.files = pxKeys(e.files);
+  if (Array.isArray(e.absent)) e.absent = e.absent.map(px);
+  if (e.change && typeof e.change === 'object') e.change.path = px(e.change.path);
+  e.documents = pxKeys(e.documents);
+  return v;
+}
+
+function lstatOrNull(path) {
+  try {
+    return nodeFs.lstatSync(path);
+  } catch (e) {
+    if (e.code === 'ENOENT' || e.code === 'ENOTDIR') return null;
+    throw e;
+  }
+}
+
+/** Lays the vector's files out under a fresh real temp dir (already prefixed paths). */
+function layOutDisk(files) {
+  for (const [path, c] of Object.entries(files ?? {})) {
+    nodeFs.mkdirSync(dirname(path), { recursive: true });
+    if (isFileContent(c)) nodeFs.writeFileSync(path, bytesOf(c));
+    else if (c.symlink !== undefined) nodeFs.symlinkSync(c.symlink, path);
+    else if (c.dir) nodeFs.mkdirSync(path, { recursive: true });
+    else if (c.special) execFileSync('mkfifo', [path]);
+    else throw new TypeError(`unknown file entry at ${path}: ${JSON.stringify(c)}`);
+  }
+}
+
+export function makeTempDir(label = 'acpfs-') {
+  return nodeFs.realpathSync(nodeFs.mkdtempSync(join(tmpdir(), label)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Backends: each `prepare(vector)` gives `{skip}` or
+// `{vector, storage, read(path), exists(path), cleanup()}` (storage undefined = native disk).
+
+function traitFlags(vector, ranged) {
+  const t = traitsOf(vector);
+  return {
+    ranged,
+    write: t.write !== false,
+    realpath: t.realpath !== false,
+    symlinks: t.symlinks !== false,
+  };
+}
+
+function memfsBackend(ranged) {
+  return {
+    name: `memfs ${ranged ? 'ranged' : 'whole'}`,
+    ranged,
+    prepare(vector) {
+      if (usesWindowsPaths(vector)) return { skip: 'memfs is a POSIX file system (no drive or UNC paths)' };
+      const vol = new Volume();
+      const special = new Set();
+      for (const [path, c] of Object.entries(vector.files ?? {})) {
+        vol.mkdirSync(dirname(path), { recursive: true });
+        if (isFileContent(c)) vol.writeFileSync(path, bytesOf(c));
+        else if (c.symlink !== undefined) vol.symlinkSync(c.symlink, path);
+        else if (c.dir) vol.mkdirSync(path, { recursive: true });
+        else if (c.special) {
+          vol.writeFileSync(path, '');
+          special.add(path);
+        } else throw new TypeError(`unknown file entry at ${path}`);
+      }
+      const storage = memfsStorage(vol, special, traitFlags(vector, ranged));
+      return {
+        vector,
+        storage,
+        read: (p) => (vol.existsSync(p) && vol.lstatSync(p).isFile() ? Buffer.from(vol.readFileSync(p)) : null),
+        exists: (p) => {
+          try {
+            vol.lstatSync(p);
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        cleanup() {},
+      };
+    },
+  };
+}
+
+function mapBackend(ranged) {
+  return {
+    name: `map ${ranged ? 'ranged' : 'whole'}`,
+    ranged,
+    prepare(vector) {
+      const files = Object.entries(vector.files ?? {});
+      if (files.some(([, c]) => c && typeof c === 'object' && 'symlink' in c)) {
+        return { skip: 'the Map storage has no symlinks' };
+      }
+      const flags = traitFlags(vector, ranged);
+      const storage = new MapStorage(flags);
+      for (const [path, c] of files) {
+        if (isFileContent(c)) storage.put(path, bytesOf(c));
+        else if (c.dir) storage.addDir(path);
+        else if (c.special) storage.addSpecial(path);
+      }
+      return {
+        vector,
+        storage,
+        read: (p) => storage.files.get(p) ?? null,
+        exists: (p) => storage.files.has(p) || storage.dirs.has(p),
+        cleanup() {},
+      };
+    },
+  };
+}
+
+function diskBackend(name, ranged, makeStorage) {
+  return {
+    name,
+    ranged,
+    prepare(original) {
+      const reason = diskSkipReason(original);
+      if (reason) return { skip: reason };
+      const flags = traitFlags(original, ranged);
+      if (!makeStorage && (!flags.write || !flags.realpath || !flags.symlinks || !ranged)) {
+        return { skip: 'the native disk storage always has every capability (write, symlinks, realpath, ranged reads)' };
+      }
+      const dir = makeTempDir();
+      const vector = prefixVector(original, dir);
+      try {
+        layOutDisk(vector.files);
+      } catch (e) {
+        nodeFs.rmSync(dir, { recursive: true, force: true });
+        throw e;
+      }
+      return {
+        vector,
+        prefix: dir,
+        storage: makeStorage ? makeStorage(flags) : undefined,
+        read: (p) => (lstatOrNull(p)?.isFile() ? nodeFs.readFileSync(p) : null),
+        exists: (p) => lstatOrNull(p) !== null,
+        cleanup: () => nodeFs.rmSync(dir, { recursive: true, force: true }),
+      };
+    },
+  };
+}
+
+/** JS-storage backends (any package); `native` needs a package whose `AcpFs` works without storage. */
+export const backends = {
+  memfsRanged: memfsBackend(true),
+  memfsWhole: memfsBackend(false),
+  mapRanged: mapBackend(true),
+  mapWhole: mapBackend(false),
+  fsPromisesRanged: diskBackend('fs.promises ranged', true, fsPromisesStorage),
+  fsPromisesWhole: diskBackend('fs.promises whole', false, fsPromisesStorage),
+  native: diskBackend('native disk', true, null),
+};
+
+// ---------------------------------------------------------------------------------------------
+// Running and checking.
+
+/**
+ * Runs one vector on one backend with `AcpFs` (the class a package exports). Resolves to
+ * `{skip}` or `{backend, vector, got, failures}`; `got` is the observable outcome (see
+ * `parityView` for comparing backends).
+ */
+export async function runVector(AcpFs, original, backend) {
+  const variants = rangedVariants(original);
+  if (!variants.includes(backend.ranged)) {
+    return { skip: `the vector runs only with ${variants[0] ? 'ranged' : 'whole-file'} reads` };
+  }
+  const prepared = backend.prepare(original);
+  if (prepared.skip) return { skip: prepared.skip };
+  const { vector } = prepared;
+  try {
+    const hooks = vector.hooks ?? {};
+    const changes = [];
+    const audits = [];
+    const fs = new AcpFs({
+      ...(vector.options ?? {}),
+      storage: prepared.storage,
+      approveWrite: async () => hooks.approve ?? true,
+      onDocumentWrite: () => hooks.documentWrite ?? 'buffer',
+      onChange: (c) => changes.push(c),
+      onAudit: (a) => audits.push(a),
+    });
+    for (const [id, s] of Object.entries(vector.sessions ?? DEFAULT_SESSIONS)) {
+      fs.openSession(id, { cwd: s.cwd, additionalDirectories: s.additionalDirectories ?? [] });
+    }
+    for (const [path, text] of Object.entries(vector.documents ?? {})) fs.documents.open(path, text);
+
+    const got = {};
+    if (typeof vector.raw === 'string') {
+      const reply = await fs.handle(vector.raw);
+      got.raw = reply === null ? null : JSON.parse(reply);
+    } else {
+      const { method, params } = vector.request;
+      const call = method === 'fs/read_text_file' ? fs.readTextFile : method === 'fs/write_text_file' ? fs.writeTextFile : null;
+      assert.ok(call, `unknown method ${method}`);
+      try {
+        got.result = await call(params ?? null);
+      } catch (e) {
+        if (e?.name !== 'AcpFsError') throw e;
+        got.error = e.toJsonRpc();
+        got.errorCode = e.code;
+      }
+      got.audit = audits.length;
+    }
+    got.change = changes.length ? changes[changes.length - 1] : null;
+    got.changes = changes.length;
+    const failures = check(vector, got, prepared, fs);
+    return { backend: backend.name, vector, got, prefix: prepared.prefix, failures };
+  } finally {
+    prepared.cleanup();
+  }
+}
+
+/** Every key of `want` deep-equals the same key of `got`, recursively for objects. */
+export function subset(want, got) {
+  if (want !== null && typeof want === 'object' && !Array.isArray(want)) {
+    return got !== null && typeof got === 'object' && Object.entries(want).every(([k, w]) => k in got && subset(w, got[k]));
+  }
+  try {
+    assert.deepStrictEqual(got, want);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const show = (x) => JSON.stringify(x);
+const same = (a, b) => subset(a, b) && subset(b, a);
+
+function checkError(want, got, failures, label = 'error') {
+  if (!got) return failures.push(`${label}: want code ${want.code}, got no error`);
+  if (got.code !== want.code) failures.push(`${label}: code: want ${want.code} got ${got.code} (${show(got)})`);
+  if ('message' in want && got.message !== want.message) {
+    failures.push(`${label}: message: want ${show(want.message)} got ${show(got.message)}`);
+  }
+  if ('data' in want && !subset(want.data, got.data ?? null)) {
+    failures.push(`${label}: data: want ⊇ ${show(want.data)} got ${show(got.data)}`);
+  }
+}
+
+function check(vector, got, prepared, fs) {
+  const e = vector.expect ?? {};
+  const failures = [];
+  if ('raw' in e && !same(e.raw, got.raw)) failures.push(`raw reply: want ${show(e.raw)} got ${show(got.raw)}`);
+  if (e.rawError) {
+    const err = got.raw?.error;
+    checkError(e.rawError, err, failures, 'raw error');
+    if ('id' in e.rawError && got.raw?.id !== e.rawError.id) {
+      failures.push(`raw id: want ${show(e.rawError.id)} got ${show(got.raw?.id)}`);
+    }
+  }
+  if (!('raw' in vector)) {
+    if ('result' in e) {
+      if (got.error) failures.push(`want result ${show(e.result)}, got error ${show(got.error)}`);
+      else if (!same(e.result, got.result)) failures.push(`result: want ${show(e.result)} got ${show(got.result)}`);
+    }
+    if (e.error) {
+      if ('result' in got) failures.push(`want error ${show(e.error)}, got result ${show(got.result)}`);
+      else checkError(e.error, got.error, failures);
+    }
+    if (got.audit !== 1) failures.push(`want one audit event, got ${got.audit}`);
+  }
+  if ('change' in e && !same(e.change, got.change)) {
+    failures.push(`change: want ${show(e.change)} got ${show(got.change)}`);
+  }
+  if (got.changes > 1) failures.push(`one request gave ${got.changes} change records`);
+  for (const [path, want] of Object.entries(e.files ?? {})) {
+    const bytes = prepared.read(path);
+    if (bytes === null || !Buffer.from(bytes).equals(bytesOf(want))) {
+      failures.push(`file ${path}: want ${show(bytesOf(want).toString())} got ${bytes === null ? 'none' : show(Buffer.from(bytes).toString())}`);
+    }
+  }
+  for (const path of e.absent ?? []) {
+    if (prepared.exists(path)) failures.push(`${path} must not exist`);
+  }
+  for (const [path, want] of Object.entries(e.documents ?? {})) {
+    const doc = fs.documents.get(path);
+    if (doc !== want) failures.push(`document ${path}: want ${show(want)} got ${show(doc)}`);
+  }
+  return failures;
+}
+
+/**
+ * What must be identical across backends: the answer (with the temp-dir prefix taken out) and the
+ * change record. Storage-error details quote the host's own message, so only their kind counts.
+ */
+export function parityView(run) {
+  // Through JSON either way, so an absent field and an undefined one compare equal.
+  const strip = (x) => {
+    const text = JSON.stringify(x ?? null);
+    if (!run.prefix) return JSON.parse(text);
+    return JSON.parse(text.split(`${run.prefix}/`).join('/').split(run.prefix).join('/'));
+  };
+  const errorView = (err) => {
+    if (!err) return err;
+    if (err.data?.errorKind === 'storage_error') return { code: err.code, errorKind: 'storage_error' };
+    return err;
+  };
+  const g = run.got;
+  return strip({
+    result: g.result,
+    error: errorView(g.error),
+    raw: g.raw && g.raw.error ? { ...g.raw, error: errorView(g.raw.error) } : g.raw,
+    change: g.change,
+  });
+}

@@ -1,0 +1,56 @@
+// Every behaviour vector on every storage @acp-fs/node serves (memfs, a plain Map storage,
+// fs.promises on a real temp dir, the native disk), each meeting the vector's expectations, and
+// all of them giving identical answers.
+
+import assert from 'node:assert/strict';
+import { describe, test, after } from 'node:test';
+import { AcpFs } from '../../npm/node/index.mjs';
+import { backends, loadVectors, parityView, runVector } from './harness.mjs';
+
+const all = loadVectors();
+const byFile = new Map();
+for (const x of all) byFile.set(x.file, [...(byFile.get(x.file) ?? []), x]);
+const skips = new Map();
+let ran = 0;
+
+test('the vector set is there', () => {
+  assert.ok(all.length >= 150, `the contract needs at least 150 vectors, found ${all.length}`);
+  const names = new Set();
+  for (const { vector } of all) {
+    assert.ok(!names.has(vector.name), `duplicate vector name ${vector.name}`);
+    names.add(vector.name);
+  }
+});
+
+for (const [file, vectors] of byFile) {
+  describe(file, () => {
+    for (const { vector } of vectors) {
+      test(vector.name, async () => {
+        const views = [];
+        const failures = [];
+        for (const backend of Object.values(backends)) {
+          const run = await runVector(AcpFs, vector, backend);
+          if (run.skip) {
+            const key = `${backend.name}: ${run.skip}`;
+            skips.set(key, (skips.get(key) ?? 0) + 1);
+            continue;
+          }
+          ran += 1;
+          failures.push(...run.failures.map((f) => `[${backend.name}] ${f}`));
+          views.push([backend.name, parityView(run)]);
+        }
+        assert.ok(views.length > 0, 'no backend could run this vector');
+        assert.deepEqual(failures, [], failures.join('\n'));
+        const [firstName, first] = views[0];
+        for (const [name, view] of views.slice(1)) {
+          assert.deepStrictEqual(view, first, `${name} differs from ${firstName}`);
+        }
+      });
+    }
+  });
+}
+
+after(() => {
+  const lines = [...skips].map(([k, n]) => `  ${n} × ${k}`);
+  console.log(`vector runs: ${ran} across ${Object.keys(backends).length} backends; skipped:\n${lines.join('\n')}`);
+});

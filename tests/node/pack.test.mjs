@@ -1,0 +1,104 @@
+// `npm pack` of @acp-fs/node and its linux-x64-gnu platform package, installed offline into a
+// fresh project: imported, required and type-checked as a user would, the addon coming from the
+// platform package.
+
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as nodeFs from 'node:fs';
+import { dirname, join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { makeTempDir } from './harness.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const pkgDir = join(root, 'npm', 'node');
+const platformDir = join(pkgDir, 'npm', 'linux-x64-gnu');
+const supported = process.platform === 'linux' && process.arch === 'x64';
+
+let work;
+let project;
+
+const run = (cmd, args, cwd) =>
+  execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
+
+before(() => {
+  if (!supported) return;
+  work = makeTempDir('acpfs-pack-');
+  const out = join(work, 'tarballs');
+  nodeFs.mkdirSync(out);
+  const packed = [pkgDir, platformDir].map((dir) => {
+    const json = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', out], dir));
+    return join(out, json[0].filename);
+  });
+  project = join(work, 'project');
+  nodeFs.mkdirSync(join(project, 'files'), { recursive: true });
+  nodeFs.writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'user-project', version: '1.0.0', private: true }));
+  run('npm', ['install', '--offline', '--no-audit', '--no-fund', ...packed], project);
+  nodeFs.writeFileSync(join(project, 'files', 'a.txt'), 'one\ntwo\n');
+});
+
+after(() => {
+  if (work) nodeFs.rmSync(work, { recursive: true, force: true });
+});
+
+test('the packed package holds the driver and types but no addon; the platform package holds the addon', { skip: !supported && 'linux-x64 only' }, () => {
+  const installed = join(project, 'node_modules', '@acp-fs', 'node');
+  const files = nodeFs.readdirSync(installed).sort();
+  assert.deepEqual(files.filter((f) => f.endsWith('.node')), []);
+  for (const f of ['index.mjs', 'index.cjs', 'index.d.mts', 'index.d.cts', 'binding.js', 'package.json']) {
+    assert.ok(files.includes(f), `${f} is shipped`);
+  }
+  const platform = join(project, 'node_modules', '@acp-fs', 'node-linux-x64-gnu');
+  assert.deepEqual(nodeFs.readdirSync(platform).sort(), ['acp-fs.linux-x64-gnu.node', 'package.json']);
+});
+
+test('import and require both work in a fresh project', { skip: !supported && 'linux-x64 only' }, () => {
+  const dir = join(project, 'files');
+  nodeFs.writeFileSync(
+    join(project, 'use.mjs'),
+    `import { AcpFs, AcpFsError } from '@acp-fs/node';
+     const fs = new AcpFs();
+     fs.openSession('s', { cwd: ${JSON.stringify(dir)} });
+     const r = await fs.readTextFile({ sessionId: 's', path: ${JSON.stringify(join(dir, 'a.txt'))}, line: 2 });
+     await fs.writeTextFile({ sessionId: 's', path: ${JSON.stringify(join(dir, 'new', 'b.txt'))}, content: 'b' });
+     const e = await fs.readTextFile({ sessionId: 's', path: 'rel' }).catch((e) => e);
+     console.log(JSON.stringify({ r, isError: e instanceof AcpFsError, code: e.code }));`,
+  );
+  nodeFs.writeFileSync(
+    join(project, 'use.cjs'),
+    `const { AcpFs } = require('@acp-fs/node');
+     const { promises } = require('node:fs');
+     const fs = new AcpFs({ storage: promises });
+     fs.openSession('s', { cwd: ${JSON.stringify(dir)} });
+     fs.readTextFile({ sessionId: 's', path: ${JSON.stringify(join(dir, 'new', 'b.txt'))} })
+       .then((r) => console.log(JSON.stringify({ r, addon: require.resolve('@acp-fs/node-linux-x64-gnu') })));`,
+  );
+  assert.deepEqual(JSON.parse(run(process.execPath, ['use.mjs'], project)), {
+    r: { content: 'two\n' },
+    isError: true,
+    code: 'invalid_params',
+  });
+  const cjs = JSON.parse(run(process.execPath, ['use.cjs'], project));
+  assert.deepEqual(cjs.r, { content: 'b' });
+  assert.ok(cjs.addon.startsWith(join(project, 'node_modules')), cjs.addon);
+});
+
+test('the installed types serve both import and require', { skip: !supported && 'linux-x64 only' }, () => {
+  const body = `const fs = new AcpFs({ readOnly: true });
+    fs.openSession('s', { cwd: '/w' });
+    const p: Promise<{ content: string }> = fs.readTextFile({ sessionId: 's', path: '/w/a' });
+    const e: AcpFsError | undefined = undefined;
+    void p; void e;
+    // @ts-expect-error: unknown option
+    new AcpFs({ pastEnd: 'wrap' });\n`;
+  nodeFs.writeFileSync(join(project, 'check.mts'), `import { AcpFs, AcpFsError } from '@acp-fs/node';\n${body}`);
+  nodeFs.writeFileSync(join(project, 'check.cts'), `import { AcpFs, AcpFsError } from '@acp-fs/node';\n${body}`);
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const r = spawnSync(
+    process.execPath,
+    [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022',
+      '--typeRoots', join(root, 'node_modules', '@types'), '--types', 'node', 'check.mts', 'check.cts'],
+    { cwd: project, encoding: 'utf8' },
+  );
+  assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
+});

@@ -1,0 +1,243 @@
+// @acp-fs/node and @acp-fs/wasm answer alike: for every vector over the same kind of storage,
+// the same result or the same error (kind, JSON-RPC code, message, data), the same raw reply, the
+// same change record and the same audit events; and their low-level bindings answer the same
+// call sequences (docs/binding-interface.md) identically, malformed ones included.
+//
+// Needs both builds: scripts/build-wasm.sh, and the N-API addon (skipped, with the reason, when it
+// is not built).
+
+import assert from 'node:assert/strict';
+import * as nodeFs from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, test } from 'node:test';
+import { AcpFs as WasmAcpFs } from '../../npm/wasm/node.mjs';
+import { Engine as WasmEngine } from '../../npm/wasm/lib/api.mjs';
+import { loadVectors, runVector } from './harness.mjs';
+import { wasmBackends } from './wasm-backends.mjs';
+
+const NODE_PKG = join(fileURLToPath(import.meta.url), '..', '..', '..', 'npm', 'node');
+
+/** The N-API package, or why it cannot be loaded. */
+async function loadNode() {
+  const addons = nodeFs.existsSync(NODE_PKG) ? nodeFs.readdirSync(NODE_PKG).filter((f) => f.endsWith('.node')) : [];
+  if (!addons.length) return { skip: `the N-API addon is not built (no npm/node/*.node): run the @acp-fs/node build first` };
+  try {
+    const mod = await import('../../npm/node/index.mjs');
+    const { Engine } = createRequire(import.meta.url)(join(NODE_PKG, 'binding.js'));
+    return { AcpFs: mod.AcpFs, Engine };
+  } catch (e) {
+    return { skip: `the N-API addon does not load: ${e.message}` };
+  }
+}
+
+const native = await loadNode();
+const skip = native.skip ?? false;
+
+/** The package's class with every audit event recorded (the host's own hook still called). */
+function recording(AcpFs) {
+  const audits = [];
+  class Recording extends AcpFs {
+    constructor(options) {
+      super({
+        ...options,
+        onAudit: (event) => {
+          audits.push(event);
+          options?.onAudit?.(event);
+        },
+      });
+    }
+  }
+  return { AcpFs: Recording, audits };
+}
+
+/** Everything a host can observe of one run, with the temp-dir prefix taken out. */
+function observed(run, audits) {
+  const g = run.got;
+  const text = JSON.stringify({
+    result: g.result ?? null,
+    error: g.error ?? null,
+    kind: g.errorCode ?? null,
+    raw: g.raw ?? null,
+    change: g.change,
+    changes: g.changes,
+    audits: audits.map(({ durationMs, ...rest }) => {
+      assert.equal(typeof durationMs, 'number', 'the driver stamps every audit event');
+      return rest;
+    }),
+  });
+  return JSON.parse(run.prefix ? text.split(`${run.prefix}/`).join('/').split(run.prefix).join('/') : text);
+}
+
+async function runBoth(vector, backend) {
+  const outs = [];
+  for (const Base of [native.AcpFs, WasmAcpFs]) {
+    const { AcpFs, audits } = recording(Base);
+    const run = await runVector(AcpFs, vector, backend);
+    if (run.skip) return { skip: run.skip };
+    outs.push({ run, view: observed(run, audits) });
+  }
+  return { node: outs[0], wasm: outs[1] };
+}
+
+const all = loadVectors();
+const byFile = new Map();
+for (const x of all) byFile.set(x.file, [...(byFile.get(x.file) ?? []), x]);
+
+describe('parity: every vector, both packages, the same storages', { skip }, () => {
+  for (const [file, vectors] of byFile) {
+    describe(file, () => {
+      for (const { vector } of vectors) {
+        test(vector.name, async () => {
+          let compared = 0;
+          for (const backend of Object.values(wasmBackends)) {
+            const both = await runBoth(vector, backend);
+            if (both.skip) continue;
+            compared += 1;
+            // Each must meet the vector on its own, and the two must be indistinguishable.
+            assert.deepEqual(both.node.run.failures, [], `[node, ${backend.name}] ${both.node.run.failures.join('\n')}`);
+            assert.deepEqual(both.wasm.run.failures, [], `[wasm, ${backend.name}] ${both.wasm.run.failures.join('\n')}`);
+            assert.deepStrictEqual(both.wasm.view, both.node.view, `@acp-fs/wasm and @acp-fs/node differ on ${backend.name}`);
+          }
+          assert.ok(compared > 0, 'no storage could run this vector');
+        });
+      }
+    });
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+// The low-level bindings, call for call.
+
+const CAPS = { symlinks: 'none', stat: true, rangedReads: false, write: true, makeDirs: true };
+const enc = new TextEncoder();
+
+/** A call's answer, or what it threw (as a wire error when it carries one). */
+function outcomeOf(fn) {
+  try {
+    return { value: fn() };
+  } catch (e) {
+    try {
+      return { threw: JSON.parse(e.message) };
+    } catch {
+      return { threw: 'not a wire error' };
+    }
+  }
+}
+
+/** Step results with Buffer/Uint8Array bytes as plain arrays, so both bindings compare. */
+const normal = (x) =>
+  JSON.parse(JSON.stringify(x, (k, v) => (v instanceof Uint8Array || v?.type === 'Buffer' ? [...(v.data ?? v)] : v)));
+
+const scripts = {
+  'bad options and caps': (E) =>
+    [{ maxReadBytes: -1 }, { maxReadBytes: 1.5 }, { pastEnd: 'sideways' }, { deny: 'x' }, { roots: ['relative'] }, { extraRoots: ['/a', 'b'] }].map(
+      (options) => outcomeOf(() => new E(options, CAPS).capabilities()),
+    ).concat([outcomeOf(() => new E({}, { symlinks: 'sometimes' })), outcomeOf(() => new E(null, {}).capabilities())]),
+  'sessions and documents': (E) => {
+    const e = new E({ readOnly: true }, CAPS);
+    return [
+      e.openSession('s', '/p', []),
+      e.openSession('s', 'relative', []),
+      e.openSession('s', 'C:foo', []),
+      e.openSession('s', '/p', ['/q', 'rel']),
+      e.openSession('s', '/p', ['/q', 3]),
+      e.openSession('s', '/p', 'not a list'),
+      e.openSession('s', 42, []),
+      e.openDocument('rel.txt', 'x'),
+      e.openDocument('/p/./a.txt', 'buffer'),
+      e.document('/p/a.txt'),
+      e.document('/p/none.txt'),
+      e.capabilities(),
+    ];
+  },
+  'a read by hand, then misuse': (E) => {
+    const e = new E({}, CAPS);
+    e.openSession('s', '/p', []);
+    const op = e.start('fs/read_text_file', { sessionId: 's', path: '/p/a.txt', line: 2n, _meta: { traceparent: 't' } });
+    return [
+      op.step({ approved: true }), // a first call's answer is ignored: nothing was asked yet
+      op.step({ metadata: { kind: 'file', size: 8 } }),
+      op.step({ bytes: true }, enc.encode('one\ntwo\n')),
+      op.step({ bytes: true }, enc.encode('again')),
+      op.cancel(),
+    ].map(normal);
+  },
+  'malformed answers': (E) => {
+    const e = new E({}, CAPS);
+    e.openSession('s', '/p', []);
+    const answers = [
+      [{ bogus: 1 }],
+      [{ metadata: { kind: 'fifo', size: 1 } }],
+      [{ metadata: { kind: 'file', size: -1 } }],
+      [{ bytes: true }],
+      [undefined],
+      [null],
+      [{ path: 5 }],
+      [{ error: {} }],
+      [{ error: { code: 'EACCES' } }],
+      [{ error: { name: 'TypeMismatchError', message: 'nope' } }],
+    ];
+    return answers.map((args) => {
+      const op = e.start('fs/read_text_file', { sessionId: 's', path: '/p/a.txt' });
+      op.step();
+      return normal(op.step(...args));
+    });
+  },
+  'a write by hand': (E) => {
+    const e = new E({}, CAPS);
+    e.openSession('s', '/p', []);
+    const op = e.start('fs/write_text_file', { sessionId: 's', path: '/p/d/new.txt', content: 'a\u00e9b\n' });
+    const steps = [op.step()];
+    steps.push(op.step({ error: { code: 'ENOENT', message: 'missing' } }));
+    while (!steps.at(-1).done) {
+      const { io } = steps.at(-1);
+      const answer =
+        io.op === 'stat' ? { error: { code: 'ENOENT' } } : io.op === 'approve' ? { approved: true } : { done: true };
+      steps.push(op.step(answer));
+    }
+    return steps.map(normal);
+  },
+  'params of every shape': (E) => {
+    const e = new E({ lenientParams: false }, CAPS);
+    e.openSession('s', '/p', []);
+    const params = [
+      null,
+      'text',
+      [1, 2],
+      { sessionId: 's' },
+      { sessionId: 's', path: '/p/a.txt', line: undefined, limit: null },
+      { sessionId: 's', path: '/p/a.txt', line: 3.0, limit: 2.5 },
+      { sessionId: 's', path: '/p/a.txt', _meta: 'x' },
+    ];
+    return params.map((p) => normal(e.start('fs/read_text_file', p).step()));
+  },
+  'raw messages': (E) => {
+    const e = new E({}, CAPS);
+    e.openSession('s', '/p', []);
+    return [
+      '{"jsonrpc":"2.0","id":1,"method":"session/new","params":{}}',
+      '{oops',
+      '[]',
+      '{"jsonrpc":"1.0","id":"x","method":"fs/read_text_file"}',
+      '{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":7}}',
+      '{"jsonrpc":"2.0","method":"fs/read_text_file","params":{}}',
+    ]
+      .map((m) => e.dispatch(m))
+      .concat([
+        (() => {
+          const d = e.dispatch('{"jsonrpc":"2.0","id":1e2,"method":"fs/read_text_file","params":{"sessionId":"s","path":"/p/a.txt"}}');
+          return { kind: d.kind, id: d.id, method: d.method, first: d.operation.step() };
+        })(),
+      ]);
+  },
+};
+
+describe('parity: the low-level bindings, call for call', { skip }, () => {
+  for (const [name, script] of Object.entries(scripts)) {
+    test(name, () => {
+      assert.deepStrictEqual(script(WasmEngine), script(native.Engine));
+    });
+  }
+});

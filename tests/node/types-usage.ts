@@ -1,0 +1,90 @@
+// Compiled with `tsc --noEmit` against the shared declarations (npm/types/acp-fs.d.ts, as shipped
+// in @acp-fs/node): the documented usage must type-check, and misuse must not (@ts-expect-error).
+import { AcpFs, AcpFsError, acpClientHandlers, toRequestError } from '@acp-fs/node';
+import type { AcpFsOptions, AcpFsStorage, AuditEvent, ChangeRecord, ReadTextFileResponse } from '@acp-fs/node';
+import * as acp from '@agentclientprotocol/sdk';
+import { promises as fsp } from 'node:fs';
+import { Volume } from 'memfs';
+
+const vol = new Volume();
+const storages: AcpFsStorage[] = [
+  fsp,
+  vol.promises as unknown as AcpFsStorage,
+  { readFile: (path: string) => `text of ${path}` },
+  { readFile: async () => new Uint8Array(), capabilities: { symlinks: 'none' } },
+];
+
+const options: AcpFsOptions = {
+  storage: storages[0],
+  roots: ['/workspace'],
+  extraRoots: ['/opt/shared'],
+  approveWrite: async (change: ChangeRecord) => change.newText.length < 1000,
+  onChange: (change) => console.log(change.path, change.created, change.oldText ?? '(new)'),
+  onAudit: (event: AuditEvent) => console.log(event.op, event.outcome, event.durationMs, event.errorKind),
+  onDocumentWrite: () => 'writeThrough',
+  pastEnd: 'empty',
+  lenientParams: false,
+  lineEndings: 'preserve',
+  createParents: true,
+  deny: ['.env*', 'write:.git/'],
+  allowExtensions: ['rs', 'md'],
+  maxReadBytes: 1 << 20,
+  maxWriteBytes: 1 << 20,
+  zedCompat: false,
+  readOnly: false,
+};
+
+async function main(): Promise<void> {
+  const fs = new AcpFs(options);
+  const native = new AcpFs();
+  native.openSession('s1', { cwd: '/workspace', additionalDirectories: ['/lib'] });
+  fs.documents.open('/workspace/a.rs', 'fn main() {}\n');
+  const text: string | null = fs.documents.get('/workspace/a.rs');
+  fs.documents.close('/workspace/a.rs');
+
+  const controller = new AbortController();
+  const read: ReadTextFileResponse = await fs.readTextFile(
+    { sessionId: 's1', path: '/workspace/a.rs', line: 2, limit: null },
+    { signal: controller.signal },
+  );
+  const content: string = read.content;
+  await fs.writeTextFile({ sessionId: 's1', path: '/workspace/b.rs', content: `${content}${text}` });
+  const raw: string | null = await fs.handle('{"jsonrpc":"2.0","id":1,"method":"fs/read_text_file","params":{}}');
+  const obj: object | null = await fs.handle({ jsonrpc: '2.0', id: 2, method: 'x' });
+  console.log(raw, obj);
+
+  try {
+    await fs.readTextFile({ sessionId: 's1', path: 'relative' });
+  } catch (e) {
+    if (e instanceof AcpFsError) {
+      const code: 'invalid_params' | string = e.code;
+      const rpc = e.toJsonRpc();
+      console.log(code, e.jsonRpcCode, e.data, e.cause, rpc.code, rpc.message);
+      const asSdk: acp.RequestError = toRequestError(e, acp.RequestError);
+      console.log(asSdk.code);
+    }
+  }
+
+  // The official SDK: plain handlers, and handlers that keep the codes.
+  const h = acpClientHandlers(fs, acp.RequestError);
+  acp
+    .client()
+    .onRequest('fs/read_text_file', fs.readTextFile)
+    .onRequest('fs/write_text_file', fs.writeTextFile);
+  acp.client().onRequest('fs/read_text_file', h.readTextFile).onRequest('fs/write_text_file', h.writeTextFile);
+  const caps: acp.ClientCapabilities = { fs: fs.capabilities() };
+  console.log(caps);
+
+  // @ts-expect-error: sessionId is required
+  await fs.readTextFile({ path: '/workspace/a.rs' });
+  // @ts-expect-error: content must be a string
+  await fs.writeTextFile({ sessionId: 's1', path: '/workspace/a.rs', content: 42 });
+  // @ts-expect-error: not a pastEnd mode
+  new AcpFs({ pastEnd: 'wrap' });
+  // @ts-expect-error: a storage needs readFile
+  new AcpFs({ storage: { writeFile: async () => {} } });
+  // @ts-expect-error: onDocumentWrite answers 'buffer' or 'writeThrough'
+  new AcpFs({ onDocumentWrite: () => 'discard' });
+}
+
+void main;
