@@ -35,6 +35,8 @@ pub enum LineEndings {
 /// assert_eq!(o.past_end, acp_fs::PastEnd::Empty);
 /// assert!(o.deny.is_empty());
 /// assert_eq!(Options::default().max_read_bytes, 10 * 1024 * 1024);
+/// let bad = Options::from_json(&serde_json::json!({ "readOnly": true, "maxReadBytes": -1 })).unwrap_err();
+/// assert_eq!(bad.data["field"], "maxReadBytes");
 /// ```
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -92,7 +94,14 @@ impl Options {
         if value.is_null() {
             return Ok(Options::default());
         }
-        Options::deserialize(value).map_err(|e| AcpFsError::invalid_params("options", e.to_string()))
+        Options::deserialize(value).map_err(|e| {
+            // serde names the expected type, not the key: find the option that fails alone.
+            let field = value
+                .as_object()
+                .and_then(|o| o.iter().find(|(k, v)| Options::deserialize(serde_json::json!({ *k: v })).is_err()))
+                .map_or("options", |(k, _)| k.as_str());
+            AcpFsError::invalid_params(field, e.to_string())
+        })
     }
 }
 

@@ -58,6 +58,9 @@ async fn read_file(
     let max = shared.policy.options.max_read_bytes;
     let path = target.real.as_str();
     let fail = |e| storage_error(e, &target.requested);
+    // The size from stat marks the end of the file, saving a last empty read; 0 is not
+    // trusted (procfs-like files report 0 and still have content).
+    let mut known_size = None;
     if shared.caps.stat {
         let meta = match io.ask(Io::Stat { path: path.to_owned(), follow: true }).await {
             Answer::Metadata(m) => m,
@@ -67,6 +70,7 @@ async fn read_file(
         if meta.kind != FileKind::File {
             return Err(not_a_file(&target.requested));
         }
+        known_size = Some(meta.size).filter(|&size| size > 0);
         // A whole-file read of a file that cannot fit is refused before a byte is read (the
         // 3 bytes allow for a UTF-8 BOM, which is not content).
         if window.is_whole_file() && meta.size > max.saturating_add(3) {
@@ -101,27 +105,20 @@ async fn read_file(
 
     // Streaming: the head first (the encoding and the NUL test need it), then chunks until
     // the window is complete.
-    let mut offset = 0u64;
-    let mut chunk = FIRST_CHUNK;
+    let mut reader =
+        ChunkReader { io, path, requested: &target.requested, offset: 0, chunk: FIRST_CHUNK, known_size, eof: false };
     let mut head = Vec::new();
-    let mut eof = false;
-    while head.len() < SNIFF_BYTES && !eof {
-        let bytes = read_range(io, path, offset, chunk, &target.requested).await?;
-        eof = bytes.is_empty();
-        offset += bytes.len() as u64;
-        head.extend_from_slice(&bytes);
+    while head.len() < SNIFF_BYTES && !reader.eof {
+        head.extend_from_slice(&reader.next().await?);
     }
     let encoding = sniff(&head, &target.requested)?;
     if !encoding.is_utf8() {
         // UTF-16 is decoded whole; the raw size is capped like a whole read.
-        while !eof {
+        while !reader.eof {
             if head.len() as u64 > utf16_cap(max) {
                 return Err(utf16_too_large(&target.requested, max));
             }
-            let bytes = read_range(io, path, offset, chunk, &target.requested).await?;
-            eof = bytes.is_empty();
-            offset += bytes.len() as u64;
-            head.extend_from_slice(&bytes);
+            head.extend_from_slice(&reader.next().await?);
         }
         return utf16(&head, encoding, max, &target.requested, window);
     }
@@ -129,16 +126,34 @@ async fn read_file(
         return Ok(Err(e));
     }
     drop(head);
-    while !window.is_done() && !eof {
-        chunk = (chunk * 2).min(MAX_CHUNK);
-        let bytes = read_range(io, path, offset, chunk, &target.requested).await?;
-        eof = bytes.is_empty();
-        offset += bytes.len() as u64;
-        if let Err(e) = window.feed(&bytes) {
+    while !window.is_done() && !reader.eof {
+        if let Err(e) = window.feed(&reader.next().await?) {
             return Ok(Err(e));
         }
     }
     Ok(window.finish())
+}
+
+/// Sequential ranged reads: chunks double from [`FIRST_CHUNK`] to [`MAX_CHUNK`], and the end
+/// of the file is an empty read or, when stat gave a size, reaching it.
+struct ChunkReader<'a> {
+    io: &'a Channel,
+    path: &'a str,
+    requested: &'a AbsPath,
+    offset: u64,
+    chunk: usize,
+    known_size: Option<u64>,
+    eof: bool,
+}
+
+impl ChunkReader<'_> {
+    async fn next(&mut self) -> Result<Vec<u8>, AcpFsError> {
+        let bytes = read_range(self.io, self.path, self.offset, self.chunk, self.requested).await?;
+        self.offset += bytes.len() as u64;
+        self.eof = bytes.is_empty() || self.known_size.is_some_and(|size| self.offset >= size);
+        self.chunk = (self.chunk * 2).min(MAX_CHUNK);
+        Ok(bytes)
+    }
 }
 
 async fn read_range(

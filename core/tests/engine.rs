@@ -327,3 +327,23 @@ fn a_bad_document_answer_leaves_the_buffer_alone() {
     assert_eq!(fs.document("/p/a.txt").as_deref(), Some("buffer\n"));
     assert_eq!(storage.get("/p/a.txt").unwrap(), b"one\ntwo\n");
 }
+
+#[test]
+fn a_known_size_ends_the_read_without_an_extra_round_trip() {
+    let (storage, fs) = setup();
+    storage.put("/p/small.txt", "x\n".repeat(2048));
+    let mut op = fs.read_text_file(json!({"sessionId": "s", "path": "/p/small.txt"}));
+    let mut reads = 0;
+    let mut step = op.start();
+    let outcome = loop {
+        step = match step {
+            Step::Io(io) => {
+                reads += usize::from(matches!(io, Io::ReadRange { .. }));
+                op.resume(acp_fs::perform(&storage, &DefaultHost, io))
+            }
+            Step::Done(outcome) => break outcome,
+        };
+    };
+    assert_eq!(outcome.result.unwrap().to_json()["content"].as_str().unwrap().len(), 4096);
+    assert_eq!(reads, 1, "stat said 4096 bytes: one read, no empty read to find the end");
+}

@@ -24,7 +24,7 @@ function engine(caps = MINIMAL, options = {}) {
 describe('napi binding: Engine', () => {
   test('a bad option or cap throws an Error whose message is the wire error', () => {
     for (const [options, caps, field] of [
-      [{ maxReadBytes: 'lots' }, FULL, 'options'],
+      [{ maxReadBytes: 'lots' }, FULL, 'maxReadBytes'],
       [{}, { ...FULL, symlinks: 'maybe' }, 'caps.symlinks'],
       [{ roots: ['relative'] }, FULL, 'roots'],
     ]) {

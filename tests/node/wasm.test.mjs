@@ -132,7 +132,7 @@ describe('binding: Engine', () => {
     const bad = wireOf(() => new Engine({ pastEnd: 'sideways' }, PLAIN_CAPS));
     assert.equal(bad.kind, 'invalid_params');
     assert.equal(bad.code, -32602);
-    assert.equal(bad.data.field, 'options');
+    assert.equal(bad.data.field, 'pastEnd');
     const caps = wireOf(() => new Engine({}, { ...PLAIN_CAPS, symlinks: 'sometimes' }));
     assert.equal(caps.data.field, 'caps.symlinks');
   });
@@ -151,7 +151,7 @@ describe('binding: Engine', () => {
     for (let round = 0; round < 3; round++) {
       const err = wireOf(() => new Engine({ deny }, PLAIN_CAPS));
       assert.equal(err.kind, 'invalid_params');
-      assert.equal(err.data.field, 'options');
+      assert.equal(err.data.field, 'deny');
     }
     const { engine, storage } = engineWith({ '/p/a.txt': 'one\ntwo\n' });
     const { outcome } = drive(engine.start('fs/read_text_file', { sessionId: 's', path: '/p/a.txt', line: 2 }), storage);
