@@ -26,10 +26,7 @@
 //! Requests for any other method are answered `-32601` (this server serves nothing else);
 //! notifications and responses are ignored. End of input ends the server with exit code 0.
 
-use acp_fs::{respond, AcpFs, AcpFsError, DefaultHost, DiskStorage, ErrorKind, Options, Storage};
-use serde::Deserialize;
-use serde_json::value::RawValue;
-use serde_json::{json, Value};
+use acp_fs::{respond, AcpFs, AcpFsError, DefaultHost, DiskStorage, Options, Storage};
 use std::ffi::OsString;
 use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -178,57 +175,11 @@ fn serve(fs: &AcpFs, storage: &impl Storage, mut input: impl BufRead, mut output
 /// The reply to one raw line, if it gets one.
 fn answer(fs: &AcpFs, storage: &impl Storage, line: &[u8]) -> Option<String> {
     let Ok(text) = std::str::from_utf8(line) else {
-        return Some(respond(
-            "null",
-            Err(rpc_error(ErrorKind::ParseError, "Parse error", "the message is not valid UTF-8")),
-        ));
+        return Some(respond("null", Err(AcpFsError::parse_error("the message is not valid UTF-8"))));
     };
     let text = text.trim();
     if text.is_empty() {
         return None;
     }
-    fs.handle(storage, &DefaultHost, text).or_else(|| not_served(text))
-}
-
-#[derive(Deserialize)]
-struct Envelope<'a> {
-    #[serde(default)]
-    jsonrpc: Option<Value>,
-    #[serde(default, borrow, deserialize_with = "present")]
-    id: Option<&'a RawValue>,
-    #[serde(default)]
-    method: Option<Value>,
-}
-
-/// Keeps `"id": null` (a request, however unwise) apart from a missing id (a notification).
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&RawValue>::deserialize(d).map(Some)
-}
-
-/// The answer to a message the engine left to the host. This server is nothing but the fs
-/// methods, so a request for anything else is answered here; otherwise the client would
-/// wait forever. The envelope is held to the same rules the engine applies to fs requests.
-fn not_served(text: &str) -> Option<String> {
-    // `handle` already answered anything that is not a JSON object.
-    let envelope: Envelope = serde_json::from_str(text).ok()?;
-    let (Some(id), Some(Value::String(method))) = (envelope.id, &envelope.method) else {
-        return None;
-    };
-    let id = id.get();
-    if !matches!(id.as_bytes().first(), Some(b'"' | b'-' | b'0'..=b'9')) && id != "null" {
-        let e = rpc_error(ErrorKind::InvalidRequest, "Invalid request", "the id must be a string, a number or null");
-        return Some(respond("null", Err(e)));
-    }
-    if envelope.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
-        return Some(respond(
-            id,
-            Err(rpc_error(ErrorKind::InvalidRequest, "Invalid request", "jsonrpc must be \"2.0\"")),
-        ));
-    }
-    Some(respond(id, Err(AcpFsError::method_not_found(method))))
-}
-
-/// A protocol-level error worded as the engine's dispatcher words its own.
-fn rpc_error(kind: ErrorKind, message: &str, reason: &str) -> AcpFsError {
-    AcpFsError { kind, code: kind.json_rpc_code(), message: message.into(), data: json!({ "reason": reason }) }
+    fs.handle(storage, &DefaultHost, text).or_else(|| acp_fs::not_served(text))
 }

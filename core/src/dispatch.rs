@@ -126,6 +126,28 @@ impl AcpFs {
     }
 }
 
+/// The answer a standalone server gives a message nothing else handled: `-32601` for a
+/// request (after the same envelope checks as fs requests), `None` for notifications and
+/// responses, and `-32700`/`-32600` for malformed messages.
+///
+/// ```
+/// let r = acp_fs::not_served(r#"{"jsonrpc":"2.0","id":3,"method":"session/new","params":{}}"#).unwrap();
+/// assert!(r.starts_with(r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32601"#));
+/// assert_eq!(acp_fs::not_served(r#"{"jsonrpc":"2.0","method":"session/update"}"#), None);
+/// ```
+pub fn not_served(message: &str) -> Option<String> {
+    let msg = match parse(message) {
+        Ok(Some(msg)) => msg,
+        Ok(None) => return None,
+        Err(reply) => return Some(reply),
+    };
+    match msg.request_id() {
+        Ok(Some(id)) => Some(respond(id.get(), Err(AcpFsError::method_not_found(&msg.method)))),
+        Ok(None) => None,
+        Err(reply) => Some(reply),
+    }
+}
+
 /// A JSON-RPC message with a string method.
 pub(crate) struct Message<'a> {
     jsonrpc: Option<Value>,

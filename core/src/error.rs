@@ -40,6 +40,32 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
+    /// Every kind, in table order.
+    pub const ALL: [ErrorKind; 17] = [
+        ErrorKind::ParseError,
+        ErrorKind::InvalidRequest,
+        ErrorKind::MethodNotFound,
+        ErrorKind::InvalidParams,
+        ErrorKind::NotFound,
+        ErrorKind::PathOutsideRoots,
+        ErrorKind::SymlinkEscape,
+        ErrorKind::DeniedByPattern,
+        ErrorKind::NotAFile,
+        ErrorKind::BinaryFile,
+        ErrorKind::NotUtf8,
+        ErrorKind::FileTooLarge,
+        ErrorKind::PermissionDenied,
+        ErrorKind::UserRejected,
+        ErrorKind::Cancelled,
+        ErrorKind::StorageError,
+        ErrorKind::Internal,
+    ];
+
+    /// The kind with this wire name.
+    pub fn from_name(name: &str) -> Option<ErrorKind> {
+        ErrorKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+
     /// The wire name, e.g. `"path_outside_roots"`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -166,11 +192,13 @@ impl AcpFsError {
         Self::new(ErrorKind::Internal, format!("Internal error: {message}"), json!({ "errorKind": "internal" }))
     }
 
-    pub(crate) fn parse_error(reason: &str) -> Self {
+    /// `-32700`, for a transport that cannot even read a message (the raw dispatcher's own).
+    pub fn parse_error(reason: &str) -> Self {
         Self::new(ErrorKind::ParseError, "Parse error", json!({ "reason": reason }))
     }
 
-    pub(crate) fn invalid_request(reason: &str) -> Self {
+    /// `-32600`: a message that is JSON but not a valid request.
+    pub fn invalid_request(reason: &str) -> Self {
         Self::new(ErrorKind::InvalidRequest, "Invalid request", json!({ "reason": reason }))
     }
 

@@ -58,7 +58,7 @@ mod write;
 
 #[cfg(feature = "disk")]
 pub use disk::DiskStorage;
-pub use dispatch::{respond, Call, Dispatch};
+pub use dispatch::{not_served, respond, Call, Dispatch};
 pub use driver::{perform, run, run_async};
 pub use engine::AcpFs;
 pub use error::{codes, AcpFsError, ErrorKind};

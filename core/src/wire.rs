@@ -9,9 +9,11 @@
 //! assert!(matches!(answer, acp_fs::Answer::Err(e) if e.kind == acp_fs::StorageErrorKind::NotFound));
 //! ```
 
-use crate::error::AcpFsError;
+use crate::error::{AcpFsError, ErrorKind};
 use crate::io::{Answer, Io};
 use crate::operation::Outcome;
+use crate::protocol::Response;
+use crate::record::AuditEvent;
 use crate::record::DocumentWrite;
 use crate::storage::{FileKind, Metadata, StorageCaps, StorageError, StorageErrorKind, Symlinks};
 use serde_json::{json, Map, Value};
@@ -123,6 +125,50 @@ pub fn outcome(outcome: &Outcome) -> Value {
 /// An error as `{kind, code, message, data}` (the fields of the JS `AcpFsError`).
 pub fn error(e: &AcpFsError) -> Value {
     json!({"kind": e.kind.as_str(), "code": e.code, "message": e.message, "data": e.data})
+}
+
+/// An error back from its wire form ([`error`]'s inverse); a malformed one is an `internal`
+/// error saying so.
+pub fn error_from(value: &Value) -> AcpFsError {
+    let kind = value.get("kind").and_then(Value::as_str).and_then(ErrorKind::from_name);
+    let code = value.get("code").and_then(Value::as_i64);
+    match (kind, code, value.get("message").and_then(Value::as_str)) {
+        (Some(kind), Some(code), Some(message)) => AcpFsError {
+            kind,
+            code,
+            message: message.to_owned(),
+            data: value.get("data").cloned().unwrap_or(Value::Null),
+        },
+        _ => AcpFsError::internal(format!("the driver sent a malformed error: {value}")),
+    }
+}
+
+/// An outcome's result back from `{result}` / `{error}` ([`outcome`]'s inverse, for replies built
+/// after the driver ran the operation); change and audit stay with the driver, which has
+/// reported them already.
+pub fn outcome_from(value: &Value) -> Outcome {
+    let bad = || AcpFsError::internal(format!("the driver sent a malformed outcome: {value}"));
+    let result = match (value.get("error").filter(|e| !e.is_null()), value.get("result")) {
+        (Some(error), _) => Err(error_from(error)),
+        (None, Some(r)) if r.get("content").is_some() => {
+            serde_json::from_value(r.clone()).map(Response::Read).map_err(|_| bad())
+        }
+        (None, Some(r)) => serde_json::from_value(r.clone()).map(Response::Write).map_err(|_| bad()),
+        (None, None) => Err(bad()),
+    };
+    let audit = AuditEvent {
+        op: if matches!(result, Ok(Response::Write(_))) { "write" } else { "read" },
+        session_id: None,
+        path: None,
+        line: None,
+        limit: None,
+        bytes: 0,
+        outcome: if result.is_ok() { "ok" } else { "error" },
+        error_kind: result.as_ref().err().map(|e| e.kind.as_str()),
+        duration_ms: None,
+        traceparent: None,
+    };
+    Outcome { result, change: None, audit }
 }
 
 /// Storage capabilities from `{symlinks: "none"|"resolvable"|"unresolvable", stat,
