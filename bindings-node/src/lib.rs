@@ -1,13 +1,17 @@
 //! N-API binding of acp-fs: the low-level interface of docs/binding-interface.md (`Engine`,
-//! `Operation`), plus `Operation.runOnDisk`, which drives the core's `DiskStorage` on the libuv
-//! pool. Conversion only: every decision is the core's, every JS-facing behaviour the shared
-//! driver's (npm/shared/driver.mjs).
+//! `Operation`, `McpCall` and the agent-side free functions), plus `Operation.runOnDisk`, which
+//! drives the core's `DiskStorage` on the libuv pool. Conversion only: every decision is the
+//! core's, every JS-facing behaviour the shared driver's (npm/shared/driver.mjs).
 //!
 //! Nothing here may take the host editor down: a panic in the core, a malformed answer or a step
 //! after the end becomes a `done` outcome with an `internal` error.
 
-use acp_fs::wire;
-use acp_fs::{AcpFs, AcpFsError, Answer, AuditEvent, DefaultHost, DiskStorage, Dispatch, Io, Options, Outcome, Step};
+use acp_fs::mcp::{McpDispatch, McpServer};
+use acp_fs::{agent, wire};
+use acp_fs::{
+    AcpFs, AcpFsError, Answer, AuditEvent, DefaultHost, DiskStorage, Dispatch, Io, Options, Outcome, Step,
+    READ_TEXT_FILE, WRITE_TEXT_FILE,
+};
 use napi::bindgen_prelude::*;
 use napi::sys;
 use napi_derive::napi;
@@ -129,6 +133,152 @@ impl Engine {
             }
         }
     }
+
+    /// The MCP tools `sessionId`'s server offers (roots in the descriptions, only what the
+    /// capabilities allow).
+    #[napi(catch_unwind, ts_return_type = "WireToolDefinition[]")]
+    pub fn mcp_tools(&self, session_id: String) -> Value {
+        Value::Array(McpServer::new(self.fs.clone(), session_id).tools())
+    }
+
+    /// Classifies one MCP message for `sessionId`'s server and starts the tool call if there is
+    /// one: run `operation` like any other, then `call.respond(...)` gives the reply.
+    #[napi(
+        catch_unwind,
+        ts_return_type = "{ kind: 'notMine' } | { kind: 'reply', reply: string } | { kind: 'call', method: string, operation: Operation, call: McpCall }"
+    )]
+    pub fn mcp_dispatch(&self, session_id: String, message: String) -> McpDispatched {
+        match McpServer::new(self.fs.clone(), session_id).dispatch(&message) {
+            McpDispatch::NotMine => McpDispatched::NotMine,
+            McpDispatch::Reply(reply) => McpDispatched::Reply(reply),
+            McpDispatch::Call(mut call) => {
+                // The core's call holds the operation beside what its reply needs (id, tool,
+                // arguments). The operation moves into an `Operation`, driven like any other; a
+                // never-started placeholder takes its place in the call, which keeps only its reply.
+                let placeholder = self.fs.read_text_file(Value::Null);
+                let operation = std::mem::replace(&mut call.operation, placeholder);
+                let method = if operation.kind() == "write" { WRITE_TEXT_FILE } else { READ_TEXT_FILE };
+                McpDispatched::Call(method, Operation::new(operation), McpCall { call })
+            }
+        }
+    }
+}
+
+/// What `Engine.mcpDispatch` found, as `{kind, …}`.
+pub enum McpDispatched {
+    NotMine,
+    Reply(String),
+    Call(&'static str, Operation, McpCall),
+}
+
+impl TypeName for McpDispatched {
+    fn type_name() -> &'static str {
+        "McpDispatched"
+    }
+    fn value_type() -> ValueType {
+        ValueType::Object
+    }
+}
+
+impl ToNapiValue for McpDispatched {
+    unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> Result<sys::napi_value> {
+        let mut obj = Object::new(&Env::from_raw(env))?;
+        match val {
+            McpDispatched::NotMine => obj.set("kind", "notMine")?,
+            McpDispatched::Reply(reply) => {
+                obj.set("kind", "reply")?;
+                obj.set("reply", reply)?;
+            }
+            McpDispatched::Call(method, operation, call) => {
+                obj.set("kind", "call")?;
+                obj.set("method", method)?;
+                obj.set("operation", operation)?;
+                obj.set("call", call)?;
+            }
+        }
+        Object::to_napi_value(env, obj)
+    }
+}
+
+/// An MCP `tools/call` whose operation is in flight: `respond` turns its answer into the reply.
+#[napi]
+pub struct McpCall {
+    call: Box<acp_fs::mcp::McpCall>,
+}
+
+#[napi]
+impl McpCall {
+    /// The JSON-RPC reply carrying the tool result, from the operation's `{result}` or `{error}`
+    /// (a `WireOutcome` will do).
+    #[napi(catch_unwind, ts_args_type = "answer: { result?: object | null, error?: WireError | null }")]
+    pub fn respond(&self, answer: Option<Value>) -> String {
+        self.call.respond(&wire::outcome_from(&answer.unwrap_or(Value::Null)))
+    }
+}
+
+/// `clientCapabilities.fs` from an `initialize` request, its params, or the
+/// `clientCapabilities` object (anything absent or not `true` is `false`).
+#[napi(catch_unwind, ts_args_type = "value: unknown", ts_return_type = "WireFsCapabilities")]
+pub fn client_fs_capabilities(value: Option<Value>) -> Value {
+    caps_to_json(agent::client_fs_capabilities(&value.unwrap_or(Value::Null)))
+}
+
+/// The tool definitions for what `caps` (`{readTextFile, writeTextFile}`) allow.
+#[napi(catch_unwind, ts_args_type = "caps: WireFsCapabilities", ts_return_type = "WireToolDefinition[]")]
+pub fn tool_definitions(caps: Option<Value>) -> Value {
+    Value::Array(agent::tool_definitions(caps_from(caps)))
+}
+
+/// A model's tool arguments checked with the client's rules: `{method, params}` to send, or
+/// `{error}`.
+#[napi(
+    catch_unwind,
+    ts_args_type = "tool: string, sessionId: string, args: unknown",
+    ts_return_type = "WireFsRequest | { error: WireError }"
+)]
+pub fn check_tool_arguments(tool: String, session_id: String, args: Option<Value>) -> Value {
+    match agent::check_tool_arguments(&tool, &session_id, &args.unwrap_or(Value::Null)) {
+        Ok((method, params)) => json!({"method": method, "params": params}),
+        Err(e) => json!({"error": wire::error(&e)}),
+    }
+}
+
+/// As `checkToolArguments`, refused (`-32601`) when `caps` does not include the tool's method.
+#[napi(
+    catch_unwind,
+    ts_args_type = "caps: WireFsCapabilities, tool: string, sessionId: string, args: unknown",
+    ts_return_type = "WireFsRequest | { error: WireError }"
+)]
+pub fn build_request(caps: Option<Value>, tool: String, session_id: String, args: Option<Value>) -> Value {
+    match agent::build_request(caps_from(caps), &tool, &session_id, &args.unwrap_or(Value::Null)) {
+        Ok(request) => request,
+        Err(e) => json!({"error": wire::error(&e)}),
+    }
+}
+
+/// The tool result for the client's answer: `{result}` (a write's `{}`, `null` or no result
+/// all mean success) or `{error}` (the JSON-RPC error object).
+#[napi(
+    catch_unwind,
+    ts_args_type = "tool: string, args: unknown, answer: { result?: unknown, error?: unknown }",
+    ts_return_type = "WireToolResult"
+)]
+pub fn tool_result(tool: String, args: Option<Value>, answer: Option<Value>) -> Value {
+    let args = args.unwrap_or(Value::Null);
+    let answer = answer.unwrap_or(Value::Null);
+    match answer.get("error").filter(|e| !e.is_null()) {
+        Some(error) => agent::tool_result(&tool, &args, Err(error)),
+        None => agent::tool_result(&tool, &args, Ok(answer.get("result"))),
+    }
+}
+
+fn caps_to_json(caps: acp_fs::FileSystemCapability) -> Value {
+    json!({"readTextFile": caps.read_text_file, "writeTextFile": caps.write_text_file})
+}
+
+/// `{readTextFile, writeTextFile}` read by the core's own rule (only a real `true` counts).
+fn caps_from(caps: Option<Value>) -> acp_fs::FileSystemCapability {
+    agent::client_fs_capabilities(&json!({ "fs": caps.unwrap_or(Value::Null) }))
 }
 
 /// What `Engine.dispatch` found, as `{kind, …}`.
@@ -257,11 +407,7 @@ impl Inner {
 
     /// Ends the operation with `e` (a malformed answer): no io after it.
     fn failed(&self, slot: &mut Slot, e: AcpFsError) -> Outcome {
-        let mut outcome = slot.op.cancel();
-        outcome.audit.outcome = "error";
-        outcome.audit.error_kind = Some(e.kind.as_str());
-        outcome.result = Err(e);
-        outcome
+        slot.op.fail(e)
     }
 
     fn internal(&self, slot: &mut Slot, message: String) -> Outcome {
@@ -286,12 +432,17 @@ impl Inner {
     }
 
     fn cancel(&self) -> Outcome {
+        self.end(AcpFsError::cancelled())
+    }
+
+    /// Ends the operation with `error` (a cancellation, or the driver's refusal): no io after it.
+    fn end(&self, error: AcpFsError) -> Outcome {
         self.cancelled.store(true, Ordering::SeqCst);
         let mut slot = self.lock();
         if slot.broken {
             return self.internal(&mut slot, "the operation failed earlier".into());
         }
-        match catch_unwind(AssertUnwindSafe(|| slot.op.cancel())) {
+        match catch_unwind(AssertUnwindSafe(|| slot.op.fail(error))) {
             Ok(outcome) => outcome,
             Err(payload) => {
                 slot.broken = true;
@@ -347,6 +498,13 @@ impl Operation {
     #[napi(catch_unwind, ts_return_type = "WireOutcome")]
     pub fn cancel(&self) -> Value {
         wire::outcome(&self.inner.cancel())
+    }
+
+    /// Ends the request with `error` (params the driver refused before the engine saw them):
+    /// the outcome carries it, and no io follows.
+    #[napi(catch_unwind, ts_args_type = "error: WireError", ts_return_type = "WireOutcome")]
+    pub fn fail(&self, error: Option<Value>) -> Value {
+        wire::outcome(&self.inner.end(wire::error_from(&error.unwrap_or(Value::Null))))
     }
 
     /// Resumes with `answer` (if any) and performs storage io against the built-in disk storage

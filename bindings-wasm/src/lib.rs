@@ -1,17 +1,20 @@
-//! wasm-bindgen binding of the acp-fs engine: the low-level `Engine` / `Operation` interface of
-//! `docs/binding-interface.md`, shared with the N-API binding. It converts JS values to the
-//! shapes of [`acp_fs::wire`] and back, and does nothing else: the step loop against a JS
-//! storage is the shared JS driver's.
+//! wasm-bindgen binding of the acp-fs engine: the low-level `Engine` / `Operation` / `McpCall`
+//! interface and the agent-side free functions of `docs/binding-interface.md`, shared with the
+//! N-API binding. It converts JS values to the shapes of [`acp_fs::wire`] and back, and does
+//! nothing else: the step loop against a JS storage is the shared JS driver's.
 //!
-//! Nothing here throws or traps on bad input. Sessions, documents, params and answers that are
-//! wrong come back as `WireError`s or `done` outcomes; only the constructor (as the interface
-//! says) and `dispatch` given a non-string throw a JS `Error`. A panic cannot be caught on
+//! Nothing here traps on bad input, and little throws. Sessions, documents, params, tool
+//! arguments and answers that are wrong come back as `WireError`s or `done` outcomes; only the
+//! constructor (as the interface says), `dispatch` / `mcpDispatch` / `mcpTools` given a
+//! non-string, and the agent functions given a value with no JSON form throw a JS `Error`. A panic cannot be caught on
 //! `wasm32-unknown-unknown` (it aborts), so the crate has no panicking path and nothing that
 //! recurses on input, and it records a panic's message (`__takePanicMessage`) for the package's
 //! JS guard, which turns the resulting trap into an `internal` outcome.
 
+use acp_fs::mcp::{McpDispatch, McpServer};
 use acp_fs::{
-    wire, AcpFs, AcpFsError, Answer, Dispatch, Options, Outcome, Response, Step, StorageError, StorageErrorKind,
+    agent, wire, AcpFs, AcpFsError, Answer, Dispatch, FileSystemCapability, Options, Outcome, Response, Step,
+    StorageError, StorageErrorKind, READ_TEXT_FILE, WRITE_TEXT_FILE,
 };
 use js_sys::{Array, Object, Reflect, Uint8Array, JSON};
 use serde_json::Value;
@@ -40,6 +43,13 @@ export type WireOutcome = { result?: { content?: string; _meta?: object }; error
 export type WireStep = { io: WireIo; bytes?: Uint8Array } | { done: WireOutcome };
 export type WireDispatch = { kind: 'notMine' } | { kind: 'reply'; reply: string }
   | { kind: 'call'; id: string; method: string; operation: Operation } | { kind: 'cancel'; id: string };
+export type WireMcpDispatch = { kind: 'notMine' } | { kind: 'reply'; reply: string }
+  | { kind: 'call'; method: string; operation: Operation; call: McpCall };
+export type WireFsCapabilities = { readTextFile: boolean; writeTextFile: boolean };
+export type WireToolDefinition = { name: 'read_text_file' | 'write_text_file'; description: string;
+  inputSchema: { type: 'object'; properties: Record<string, object>; required: string[]; additionalProperties: false } };
+export type WireFsRequest = { method: 'fs/read_text_file' | 'fs/write_text_file'; params: { sessionId: string; path: string } };
+export type WireToolResult = { content: { type: 'text'; text: string }[]; isError: boolean };
 "#;
 
 /// The engine for one storage: options, sessions, open documents.
@@ -172,6 +182,179 @@ impl Engine {
         }
         Ok(out.into())
     }
+
+    /// The MCP tools `sessionId`'s server offers (roots in the descriptions, only what the
+    /// capabilities allow).
+    #[wasm_bindgen(js_name = mcpTools, unchecked_return_type = "WireToolDefinition[]")]
+    pub fn mcp_tools(
+        &self,
+        #[wasm_bindgen(js_name = sessionId, unchecked_param_type = "string")] session_id: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let session_id = session_id.as_string().ok_or_else(|| not_a_string("mcpTools", "sessionId"))?;
+        Ok(value_to_js(Value::Array(McpServer::new(self.fs.clone(), session_id).tools())))
+    }
+
+    /// Classifies one MCP message for `sessionId`'s server and starts the tool call if there is
+    /// one: run `operation` like any other, then `call.respond(...)` gives the reply. Throws a
+    /// `TypeError` when `sessionId` or `message` is not a string.
+    #[wasm_bindgen(js_name = mcpDispatch, unchecked_return_type = "WireMcpDispatch")]
+    pub fn mcp_dispatch(
+        &self,
+        #[wasm_bindgen(js_name = sessionId, unchecked_param_type = "string")] session_id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] message: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let session_id = session_id.as_string().ok_or_else(|| not_a_string("mcpDispatch", "sessionId"))?;
+        let message = message.as_string().ok_or_else(|| not_a_string("mcpDispatch", "message"))?;
+        let out = Object::new();
+        match McpServer::new(self.fs.clone(), session_id).dispatch(&message) {
+            McpDispatch::NotMine => set(&out, "kind", &"notMine".into()),
+            McpDispatch::Reply(reply) => {
+                set(&out, "kind", &"reply".into());
+                set(&out, "reply", &reply.into());
+            }
+            McpDispatch::Call(mut call) => {
+                // The core's call holds the operation beside what its reply needs (id, tool,
+                // arguments). The operation moves into an `Operation`, driven like any other; a
+                // never-started placeholder takes its place in the call, which keeps only its reply.
+                let placeholder = self.fs.read_text_file(Value::Null);
+                let operation = std::mem::replace(&mut call.operation, placeholder);
+                let method = if operation.kind() == "write" { WRITE_TEXT_FILE } else { READ_TEXT_FILE };
+                set(&out, "kind", &"call".into());
+                set(&out, "method", &method.into());
+                set(&out, "operation", &Operation { op: operation, refused: None, started: false }.into());
+                set(&out, "call", &McpCall { call }.into());
+            }
+        }
+        Ok(out.into())
+    }
+}
+
+/// An MCP `tools/call` whose operation is in flight: `respond` turns its answer into the reply.
+#[wasm_bindgen]
+pub struct McpCall {
+    call: Box<acp_fs::mcp::McpCall>,
+}
+
+#[wasm_bindgen]
+impl McpCall {
+    /// The JSON-RPC reply carrying the tool result, from the operation's `{result}` or `{error}`
+    /// (a `WireOutcome` will do).
+    pub fn respond(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "{ result?: object | null; error?: WireError | null }")] answer: JsValue,
+    ) -> String {
+        let outcome = match json_from(&answer) {
+            Ok(answer) => wire::outcome_from(&answer),
+            Err(e) => {
+                let e = AcpFsError::internal(format!("the driver sent an outcome that is not JSON: {}", e.reason));
+                wire::outcome_from(&serde_json::json!({ "error": wire::error(&e) }))
+            }
+        };
+        self.call.respond(&outcome)
+    }
+}
+
+/// `clientCapabilities.fs` from an `initialize` request, its params, or the
+/// `clientCapabilities` object (anything absent or not `true` is `false`). Throws an `Error`
+/// carrying a wire error when `value` has no JSON form.
+#[wasm_bindgen(js_name = clientFsCapabilities, unchecked_return_type = "WireFsCapabilities")]
+pub fn client_fs_capabilities(
+    #[wasm_bindgen(unchecked_param_type = "unknown")] value: JsValue,
+) -> Result<JsValue, JsValue> {
+    let value = json_argument("value", &value)?;
+    Ok(caps_to_js(agent::client_fs_capabilities(&value)))
+}
+
+/// The tool definitions for what `caps` (`{readTextFile, writeTextFile}`) allow.
+#[wasm_bindgen(js_name = toolDefinitions, unchecked_return_type = "WireToolDefinition[]")]
+pub fn tool_definitions(
+    #[wasm_bindgen(unchecked_param_type = "WireFsCapabilities")] caps: JsValue,
+) -> Result<JsValue, JsValue> {
+    Ok(value_to_js(Value::Array(agent::tool_definitions(caps_from(&caps)?))))
+}
+
+/// A model's tool arguments checked with the client's rules: `{method, params}` to send, or
+/// `{error}` (arguments with no JSON form too, naming the argument).
+#[wasm_bindgen(js_name = checkToolArguments, unchecked_return_type = "WireFsRequest | { error: WireError }")]
+pub fn check_tool_arguments(
+    #[wasm_bindgen(unchecked_param_type = "string")] tool: JsValue,
+    #[wasm_bindgen(js_name = sessionId, unchecked_param_type = "string")] session_id: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "unknown")] args: JsValue,
+) -> JsValue {
+    let checked = tool_call(&tool, &session_id, &args).and_then(|(tool, session_id, args)| {
+        agent::check_tool_arguments(&tool, &session_id, &args)
+            .map(|(method, params)| serde_json::json!({"method": method, "params": params}))
+    });
+    request_or_error(checked)
+}
+
+/// As `checkToolArguments`, refused (`-32601`) when `caps` does not include the tool's method.
+#[wasm_bindgen(js_name = buildRequest, unchecked_return_type = "WireFsRequest | { error: WireError }")]
+pub fn build_request(
+    #[wasm_bindgen(unchecked_param_type = "WireFsCapabilities")] caps: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] tool: JsValue,
+    #[wasm_bindgen(js_name = sessionId, unchecked_param_type = "string")] session_id: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "unknown")] args: JsValue,
+) -> Result<JsValue, JsValue> {
+    let caps = caps_from(&caps)?;
+    let built = tool_call(&tool, &session_id, &args)
+        .and_then(|(tool, session_id, args)| agent::build_request(caps, &tool, &session_id, &args));
+    Ok(request_or_error(built))
+}
+
+/// The tool result for the client's answer: `{result}` (a write's `{}`, `null` or no result
+/// all mean success) or `{error}` (the JSON-RPC error object). Throws an `Error` carrying a wire
+/// error when `tool` is not a string or a value has no JSON form.
+#[wasm_bindgen(js_name = toolResult, unchecked_return_type = "WireToolResult")]
+pub fn tool_result(
+    #[wasm_bindgen(unchecked_param_type = "string")] tool: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "unknown")] args: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "{ result?: unknown; error?: unknown }")] answer: JsValue,
+) -> Result<JsValue, JsValue> {
+    let tool = string("name", &tool).map_err(thrown)?;
+    let args = json_argument("args", &args)?;
+    let answer = json_argument("answer", &answer)?;
+    let result = match answer.get("error").filter(|e| !e.is_null()) {
+        Some(error) => agent::tool_result(&tool, &args, Err(error)),
+        None => agent::tool_result(&tool, &args, Ok(answer.get("result"))),
+    };
+    Ok(value_to_js(result))
+}
+
+fn not_a_string(call: &str, what: &str) -> JsValue {
+    js_sys::TypeError::new(&format!("{call}: the {what} must be a string")).into()
+}
+
+/// A free function's argument as JSON, or the thrown wire error naming it.
+fn json_argument(field: &str, value: &JsValue) -> Result<Value, JsValue> {
+    json_from(value).map_err(|e| thrown(AcpFsError::invalid_params(field, e.reason)))
+}
+
+/// The tool name, session id and arguments of a tool call; arguments with no JSON form are
+/// invalid params naming the argument they sit under.
+fn tool_call(tool: &JsValue, session_id: &JsValue, args: &JsValue) -> Result<(String, String, Value), AcpFsError> {
+    let tool = string("name", tool)?;
+    let session_id = string("sessionId", session_id)?;
+    let args =
+        json_from(args).map_err(|e| AcpFsError::invalid_params(e.field.as_deref().unwrap_or("arguments"), e.reason))?;
+    Ok((tool, session_id, args))
+}
+
+fn request_or_error(request: Result<Value, AcpFsError>) -> JsValue {
+    match request {
+        Ok(request) => value_to_js(request),
+        Err(e) => value_to_js(serde_json::json!({ "error": wire::error(&e) })),
+    }
+}
+
+fn caps_to_js(caps: FileSystemCapability) -> JsValue {
+    value_to_js(serde_json::json!({"readTextFile": caps.read_text_file, "writeTextFile": caps.write_text_file}))
+}
+
+/// `{readTextFile, writeTextFile}` read by the core's own rule (only a real `true` counts).
+fn caps_from(caps: &JsValue) -> Result<FileSystemCapability, JsValue> {
+    let caps = json_argument("caps", caps)?;
+    Ok(agent::client_fs_capabilities(&serde_json::json!({ "fs": caps })))
 }
 
 /// One request in flight.
@@ -195,14 +378,14 @@ impl Operation {
     ) -> JsValue {
         let first = !std::mem::replace(&mut self.started, true);
         let step = if let Some(e) = self.refused.take() {
-            Step::Done(Box::new(fail(&mut self.op, e)))
+            Step::Done(Box::new(self.op.fail(e)))
         } else if first {
             // Whatever came with the first call, there was no io yet for it to answer.
             self.op.start()
         } else {
             match answer_from(answer.as_ref(), bytes.as_ref()) {
                 Ok(answer) => self.op.resume(answer),
-                Err(e) => Step::Done(Box::new(fail(&mut self.op, e))),
+                Err(e) => Step::Done(Box::new(self.op.fail(e))),
             }
         };
         step_to_js(step)
@@ -213,6 +396,18 @@ impl Operation {
     pub fn cancel(&mut self) -> JsValue {
         self.refused = None;
         outcome_to_js(self.op.cancel())
+    }
+
+    /// Ends the request with `error` (params the driver refused before the engine saw them):
+    /// the outcome carries it, and no io follows.
+    #[wasm_bindgen(unchecked_return_type = "WireOutcome")]
+    pub fn fail(&mut self, #[wasm_bindgen(unchecked_param_type = "WireError")] error: JsValue) -> JsValue {
+        self.refused = None;
+        let error = match json_from(&error) {
+            Ok(error) => wire::error_from(&error),
+            Err(e) => AcpFsError::internal(format!("the driver sent an error that is not JSON: {}", e.reason)),
+        };
+        outcome_to_js(self.op.fail(error))
     }
 }
 
@@ -238,17 +433,6 @@ fn install_panic_hook() {
 #[wasm_bindgen(js_name = __takePanicMessage)]
 pub fn take_panic_message() -> Option<String> {
     LAST_PANIC.with(|slot| slot.try_borrow_mut().ok().and_then(|mut slot| slot.take()))
-}
-
-/// Ends `op` with `error` instead of asking it anything more.
-fn fail(op: &mut acp_fs::Operation, error: AcpFsError) -> Outcome {
-    // `cancel` is the only way to end an operation from outside; its outcome carries the audit
-    // echo of the request, which is then marked as the error it really was.
-    let mut outcome = op.cancel();
-    outcome.audit.outcome = "error";
-    outcome.audit.error_kind = Some(error.kind.as_str());
-    outcome.result = Err(error);
-    outcome
 }
 
 fn step_to_js(step: Step) -> JsValue {

@@ -2,8 +2,9 @@
 // engine. The ESM and CJS entries are separate module instances: test errors with
 // `err.name === 'AcpFsError'` when both may be loaded.
 'use strict';
-const { Engine } = require('./binding.js');
-const { createAcpFs, AcpFsError, acpClientHandlers, toRequestError } = require('./shared/driver.cjs');
+const binding = require('./binding.js');
+const { createAcpFs, createAgent, AcpFsError, acpClientHandlers, toRequestError } = require('./shared/driver.cjs');
 
-const AcpFs = createAcpFs({ Engine, nativeDisk: true });
-module.exports = { AcpFs, AcpFsError, acpClientHandlers, toRequestError };
+const AcpFs = createAcpFs({ Engine: binding.Engine, nativeDisk: true });
+const agent = createAgent(binding);
+module.exports = { AcpFs, AcpFsError, acpClientHandlers, agent, toRequestError };

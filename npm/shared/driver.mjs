@@ -39,6 +39,110 @@ function unwrap(arg, options) {
 
 const NOT_JSON = '[not representable in JSON]';
 
+// What a JSON-RPC peer cannot send, refused before any value conversion (semantics.md §8.1): the
+// limits are serde_json's recursion limit and the wasm binding's value budget, so a value refused
+// here is refused by both packages alike, and nothing below can hang on a shared-object DAG.
+const MAX_DEPTH = 128;
+const MAX_VALUES = 1_000_000;
+const LONE = 'is not valid Unicode (a lone surrogate)';
+
+/** `String.prototype.isWellFormed` (ES2024), or the same test over the code units where it is missing. */
+const isWellFormed =
+  typeof String.prototype.isWellFormed === 'function'
+    ? (text) => text.isWellFormed()
+    : (text) => wellFormedUnits(text, false) === true;
+
+/** `String.prototype.toWellFormed`: lone surrogates shown as U+FFFD (for naming a field only). */
+const toWellFormed =
+  typeof String.prototype.toWellFormed === 'function'
+    ? (text) => text.toWellFormed()
+    : (text) => wellFormedUnits(text, true);
+
+/** Walks the UTF-16 code units: `true` when well formed, else `false` (or the repaired text).
+ * Exported for its test; not part of the packages' API. */
+export function wellFormedUnits(text, repair) {
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0xd800 || unit > 0xdfff) continue;
+    const next = text.charCodeAt(i + 1);
+    if (unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+      i += 1;
+      continue;
+    }
+    if (!repair) return false;
+    out += `${text.slice(from, i)}\uFFFD`;
+    from = i + 1;
+  }
+  return repair ? out + text.slice(from) : true;
+}
+
+/**
+ * Why `value` has no JSON form, as `{field, reason}` naming the top-level key it sits under
+ * (`whole` for the value itself), or `undefined`: a string or key with a lone surrogate (JSON
+ * text cannot carry it and the engine never replaces it), nesting past 128 levels (a cycle nests
+ * forever), more than a million values, or a getter or proxy that throws. Top-level keys are
+ * checked in order, each value to the bottom, so the first bad field is the one named.
+ */
+export function notJson(value, whole = 'params') {
+  if (typeof value === 'string') return isWellFormed(value) ? undefined : { field: whole, reason: LONE };
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return undefined;
+  let values = 1;
+  /** The children of an object or array, or the reason they cannot be read. */
+  const children = (v) => {
+    try {
+      // Array.from visits holes too (JSON sends them as null).
+      return Array.isArray(v) ? Array.from(v, (child) => [undefined, child]) : Object.entries(v);
+    } catch (e) {
+      return { reason: `not representable as JSON: ${e?.message ?? String(e)}` };
+    }
+  };
+  const top = children(value);
+  if (!Array.isArray(top)) return { field: whole, reason: top.reason };
+  values += top.length;
+  for (const [key, child] of top) {
+    const field = key === undefined ? whole : toWellFormed(key);
+    if (key !== undefined && !isWellFormed(key)) return { field, reason: LONE };
+    const pending = [[child, 1]];
+    while (pending.length) {
+      const [v, depth] = pending.pop();
+      if (typeof v === 'string') {
+        if (!isWellFormed(v)) return { field, reason: LONE };
+        continue;
+      }
+      if (v === null || typeof v !== 'object' || ArrayBuffer.isView(v)) continue;
+      if (depth >= MAX_DEPTH) return { field, reason: `nested deeper than ${MAX_DEPTH} levels (or cyclic)` };
+      const entries = children(v);
+      if (!Array.isArray(entries)) return { field, reason: entries.reason };
+      values += entries.length;
+      if (values > MAX_VALUES) return { field, reason: `more than ${MAX_VALUES} values` };
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, c] = entries[i];
+        if (k !== undefined && !isWellFormed(k)) return { field, reason: LONE };
+        pending.push([c, depth + 1]);
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The wire form of an `invalid_params` error (the core's wording). */
+function invalidParams(field, reason) {
+  return { kind: 'invalid_params', code: -32602, message: `Invalid params: ${field}: ${reason}`, data: { field, reason } };
+}
+
+/** The fields of refused params that are plain values, for the audit event's echo. */
+function echoParams(params) {
+  if (params === null || typeof params !== 'object' || Array.isArray(params)) return null;
+  const out = {};
+  for (const [key, v] of Object.entries(params)) {
+    if (!isWellFormed(key)) continue;
+    if (typeof v === 'number' || typeof v === 'boolean' || (typeof v === 'string' && isWellFormed(v))) out[key] = v;
+  }
+  return out;
+}
+
 /** A nested value as JSON would carry it; what JSON cannot carry becomes a value no field accepts. */
 function jsonValue(value) {
   try {
@@ -71,9 +175,9 @@ function jsonParams(params) {
 /** Host-side calls take strings; anything else is the caller's error, named like a param error. */
 function requireString(value, field) {
   if (typeof value !== 'string') {
-    const reason = `must be a string, got ${value === null ? 'null' : typeof value}`;
-    throw new AcpFsError({ kind: 'invalid_params', code: -32602, message: `Invalid params: ${field}: ${reason}`, data: { field, reason } });
+    throw new AcpFsError(invalidParams(field, `must be a string, got ${value === null ? 'null' : typeof value}`));
   }
+  if (!isWellFormed(value)) throw new AcpFsError(invalidParams(field, LONE));
 }
 
 /** Observers must not change an answer that is already decided; their failures are reported. */
@@ -178,6 +282,7 @@ export function createAcpFs({ Engine, nativeDisk } = {}) {
       this.readTextFile = this.readTextFile.bind(this);
       this.writeTextFile = this.writeTextFile.bind(this);
       this.handle = this.handle.bind(this);
+      this.mcpHandler = this.mcpHandler.bind(this);
     }
 
     /** Registers (or replaces, for `session/load`) a session's roots. */
@@ -253,12 +358,60 @@ export function createAcpFs({ Engine, nativeDisk } = {}) {
       }
     }
 
+    /**
+     * This session's files as an MCP tool server (the ACP v2 way of serving files): the same
+     * policy, approvals, change records and audit events as `fs/*` requests.
+     */
+    mcpHandler(sessionId) {
+      requireString(sessionId, 'sessionId');
+      const engine = this.#engine;
+      const answer = (message, signal) => this.#mcp(sessionId, message, signal);
+      return Object.freeze({
+        sessionId,
+        /** The tools offered: `read_text_file`, and `write_text_file` when writes are wired. */
+        tools: () => {
+          try {
+            return engine.mcpTools(sessionId);
+          } catch (e) {
+            throw fromThrown(e);
+          }
+        },
+        /** Answers one MCP message (a string gives a string, an object an object); `null` for none. */
+        handle: (message, options) => answer(message, options?.signal).catch((e) => Promise.reject(fromThrown(e))),
+      });
+    }
+
+    async #mcp(sessionId, message, signal) {
+      const asText = typeof message === 'string';
+      const text = asText ? message : (JSON.stringify(message) ?? 'null');
+      const out = (reply) => (reply === null || asText ? reply : JSON.parse(reply));
+      const d = this.#engine.mcpDispatch(sessionId, text);
+      switch (d.kind) {
+        case 'notMine':
+          return null;
+        case 'reply':
+          return out(d.reply);
+        case 'call':
+          try {
+            const outcome = await this.#run(d.operation, signal);
+            return out(d.call.respond(outcome.error ? { error: outcome.error } : { result: outcome.result }));
+          } finally {
+            d.call.free?.();
+          }
+        default:
+          throw internalError(`the binding dispatched an unknown kind ${JSON.stringify(d.kind)}`);
+      }
+    }
+
     async #request(method, arg, options) {
       try {
         const { params, signal } = unwrap(arg, options);
-        const op = this.#engine.start(method, jsonParams(params));
+        // What no JSON-RPC peer could send is refused before conversion, naming the field; the
+        // engine still reports the request (audit event) with what the params did say.
+        const refused = notJson(params);
+        const op = this.#engine.start(method, refused ? echoParams(params) : jsonParams(params));
         if (!op) throw internalError(`${method} is not an fs method of this engine`);
-        const outcome = await this.#run(op, signal);
+        const outcome = await this.#run(op, signal, refused && invalidParams(refused.field, refused.reason));
         if (outcome.error) throw new AcpFsError(outcome.error, outcome.cause);
         return outcome.result;
       } catch (e) {
@@ -270,13 +423,13 @@ export function createAcpFs({ Engine, nativeDisk } = {}) {
      * Runs an operation to its outcome; stamps and reports the audit event and change record.
      * Never rejects: every failure is an outcome (`cause` is the host error that ended it).
      */
-    async #run(op, signal) {
+    async #run(op, signal, refused) {
       const started = now();
       let outcome;
       let cause;
-      const session = this.#native ? null : new StorageSession(this.#storage);
+      const session = this.#native || refused ? null : new StorageSession(this.#storage);
       try {
-        ({ outcome, cause } = await this.#loop(op, signal, session));
+        ({ outcome, cause } = refused ? { outcome: op.fail(refused) } : await this.#loop(op, signal, session));
       } catch (e) {
         // A driver bug or a binding throw: never leave a request hanging.
         const err = internalError(e?.message ?? String(e));
@@ -382,6 +535,102 @@ function idKey(rawId) {
   } catch {
     return rawId;
   }
+}
+
+/**
+ * The agent's side of `fs/*` over a binding's free functions (docs/binding-interface.md):
+ * capability checks, tool definitions, argument checks with the client's rules, requests that
+ * are never sent for what the client did not advertise, and tool results. Every decision is the
+ * core's; this converts values and turns wire errors into `AcpFsError`s.
+ */
+export function createAgent(binding = {}) {
+  for (const name of ['clientFsCapabilities', 'toolDefinitions', 'checkToolArguments', 'buildRequest', 'toolResult']) {
+    if (typeof binding[name] !== 'function') throw new TypeError(`createAgent needs the binding function ${name}`);
+  }
+  const call = (fn, ...args) => {
+    try {
+      return fn(...args);
+    } catch (e) {
+      throw fromThrown(e);
+    }
+  };
+  /** A value as JSON would carry it, or the `AcpFsError` naming what it cannot carry. */
+  const json = (value, whole) => {
+    const refused = notJson(value, whole);
+    if (refused) throw new AcpFsError(invalidParams(refused.field, refused.reason));
+    return jsonParams(value);
+  };
+  const caps = (value) => {
+    if (value === null || typeof value !== 'object') {
+      throw new AcpFsError(invalidParams('caps', 'must be an object ({readTextFile, writeTextFile})'));
+    }
+    return json(value, 'caps');
+  };
+  const request = (r) => {
+    if (r.error) throw new AcpFsError(r.error);
+    return { method: r.method, params: r.params };
+  };
+  const flags = (c) => ({ readTextFile: c.readTextFile === true, writeTextFile: c.writeTextFile === true });
+
+  return Object.freeze({
+    clientFsCapabilities(value) {
+      return flags(call(binding.clientFsCapabilities, json(value, 'value')));
+    },
+    toolDefinitions(capabilities) {
+      return call(binding.toolDefinitions, caps(capabilities));
+    },
+    checkToolArguments(tool, sessionId, args) {
+      requireString(tool, 'name');
+      requireString(sessionId, 'sessionId');
+      return request(call(binding.checkToolArguments, tool, sessionId, json(args, 'arguments')));
+    },
+    buildRequest(capabilities, tool, sessionId, args) {
+      const c = caps(capabilities);
+      requireString(tool, 'name');
+      requireString(sessionId, 'sessionId');
+      return request(call(binding.buildRequest, c, tool, sessionId, json(args, 'arguments')));
+    },
+    toolResult(tool, args, answer) {
+      requireString(tool, 'name');
+      // Arguments that cannot be read name no path: the core then says "the file".
+      const a = notJson(args, 'arguments') ? null : jsonParams(args);
+      return call(binding.toolResult, tool, a, answerOf(answer));
+    },
+  });
+}
+
+/**
+ * The client's answer as `{result}` or `{error}`: an `Error` (an `AcpFsError`, the SDK's
+ * `RequestError`, anything thrown) or an object with an `error` member is an error; a JSON-RPC
+ * response (`jsonrpc` member) gives its `result`; anything else is the result itself (`{}`,
+ * `null` and `undefined` included). A value with no JSON form becomes the error naming it.
+ */
+function answerOf(answer) {
+  const isObject = answer !== null && typeof answer === 'object';
+  let out;
+  if (answer instanceof Error || (isObject && answer.name === 'AcpFsError')) {
+    out = { error: errorObject(answer) };
+  } else if (isObject && answer.error !== undefined && answer.error !== null) {
+    out = { error: answer.error };
+  } else if (isObject && 'jsonrpc' in answer) {
+    out = answer.result === undefined ? {} : { result: answer.result };
+  } else {
+    out = answer === undefined ? {} : { result: answer };
+  }
+  const refused = notJson(out, 'answer');
+  if (refused) return { error: new AcpFsError(invalidParams(refused.field, refused.reason)).toJsonRpc() };
+  return jsonParams(out);
+}
+
+/** A thrown error as the JSON-RPC error object it stands for. */
+function errorObject(e) {
+  if (typeof e.toJsonRpc === 'function') return e.toJsonRpc();
+  if (typeof e.code === 'number') {
+    const out = { code: e.code, message: String(e.message ?? '') };
+    if (e.data !== undefined && e.data !== null) out.data = e.data;
+    return out;
+  }
+  return { code: -32603, message: String(e.message ?? e) };
 }
 
 /**

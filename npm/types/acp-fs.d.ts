@@ -231,7 +231,10 @@ export interface JsonRpcError {
 
 /**
  * Every failure of `readTextFile`, `writeTextFile` and `handle` is a rejected promise with an
- * `AcpFsError` (never a synchronous throw).
+ * `AcpFsError` (never a synchronous throw). Params that JSON cannot carry (a string with a lone
+ * surrogate, a cycle, nesting past 128 levels) are `invalid_params` naming the field, never
+ * silently replaced. Host calls (`openSession`, `documents`, `mcpHandler`) and the `agent`
+ * functions throw it synchronously.
  */
 export declare class AcpFsError extends Error {
   readonly name: 'AcpFsError';
@@ -293,7 +296,137 @@ export declare class AcpFs {
   handle(message: object, options?: RequestOptions): Promise<object | null>;
   /** `clientCapabilities.fs` for `initialize`: only what is wired. */
   capabilities(): { readTextFile: boolean; writeTextFile: boolean };
+  /**
+   * This session's files as an MCP tool server, for ACP v2 clients (which drop `fs/*` and serve
+   * files to the agent through MCP): `tools/list` offers `read_text_file` (and `write_text_file`
+   * when writes are wired) with the session's roots in their descriptions; `tools/call` runs with
+   * the same policy, `approveWrite`, `onChange` and `onAudit` as `fs/*` requests, and every
+   * failure of the call (a bad argument, a denial, a missing file) is an `isError` tool result the
+   * model can read (an unknown tool name is a JSON-RPC `-32602` error, as MCP says). Throws an
+   * `AcpFsError` when `sessionId` is not a string.
+   * ```ts
+   * const mcp = fs.mcpHandler('sess-1');
+   * transport.onmessage = async (message) => {
+   *   const reply = await mcp.handle(message);
+   *   if (reply !== null) await transport.send(reply);
+   * };
+   * ```
+   */
+  mcpHandler(sessionId: string): McpHandler;
 }
+
+/** One ACP session's files as an MCP tool server (`AcpFs.mcpHandler`). */
+export interface McpHandler {
+  readonly sessionId: string;
+  /**
+   * Answers one MCP JSON-RPC message: `initialize`, `ping`, `tools/list`, `tools/call` (other
+   * methods are `-32601`). A string gives a string, an object an object; `null` for
+   * notifications and responses, which need no answer. Malformed messages are answered with
+   * JSON-RPC errors (`-32700`, `-32600`); rejects only on an internal failure.
+   */
+  handle(message: string, options?: RequestOptions): Promise<string | null>;
+  handle(message: object, options?: RequestOptions): Promise<object | null>;
+  /** The tools `tools/list` answers with. */
+  tools(): ToolDefinition[];
+}
+
+/** The tool names, as the ACP v2 MCP surface and fast-agent call them. */
+export type ToolName = 'read_text_file' | 'write_text_file';
+
+/** `clientCapabilities.fs`: absent or not `true` means `false`. */
+export interface ClientFsCapabilities {
+  readTextFile: boolean;
+  writeTextFile: boolean;
+}
+
+/** An MCP / model tool definition (JSON Schema input). */
+export interface ToolDefinition {
+  name: ToolName;
+  description: string;
+  inputSchema: {
+    type: 'object';
+    properties: { [name: string]: { [keyword: string]: unknown } };
+    required: string[];
+    additionalProperties: false;
+  };
+}
+
+/** An MCP tool result: text for the model; `isError` when the call failed. */
+export interface ToolResult {
+  content: { type: 'text'; text: string }[];
+  isError: boolean;
+}
+
+/** The JSON-RPC request an agent sends for a tool call (`sessionId` added to the arguments). */
+export type FsRequest =
+  | { method: 'fs/read_text_file'; params: ReadTextFileRequest }
+  | { method: 'fs/write_text_file'; params: WriteTextFileRequest };
+
+/**
+ * The client's answer to a tool's request, as `agent.toolResult` takes it: the result
+ * (`{content}`, a write's `{}`, `null`, `undefined`), a JSON-RPC response (`{jsonrpc, id, result}`
+ * or `{jsonrpc, id, error}`), an object with an `error` member, or what the request threw (the
+ * SDK's `RequestError`, an `AcpFsError`, any `Error`: `{code, message, data}` are read from it; an
+ * error without a numeric `code` is -32603).
+ */
+export type ToolAnswer =
+  | ReadTextFileResponse
+  | WriteTextFileResponse
+  | null
+  | undefined
+  | Error
+  | { error: JsonRpcError }
+  | { jsonrpc: '2.0'; id?: string | number | null; result?: unknown; error?: JsonRpcError };
+
+/**
+ * The agent's side of `fs/*`, with the client's own rules (the same core decides both sides).
+ * Each function is synchronous and throws an `AcpFsError` where it refuses.
+ * ```ts
+ * import { agent } from '@acp-fs/node';
+ * const caps = agent.clientFsCapabilities(initializeRequest);   // at `initialize`
+ * const tools = agent.toolDefinitions(caps);                      // what the model may call
+ * // for each tool call of the model:
+ * let answer: ToolAnswer;
+ * try {
+ *   const { method, params } = agent.buildRequest(caps, call.name, sessionId, call.arguments);
+ *   answer = await connection.request(method, params);
+ * } catch (e) {
+ *   answer = e as Error;                                          // refused, or the client's error
+ * }
+ * const result = agent.toolResult(call.name, call.arguments, answer);
+ * ```
+ */
+export interface Agent {
+  /**
+   * `clientCapabilities.fs` from the client's `initialize` request, its params, or the
+   * `clientCapabilities` object. Only a real `true` counts (the spec: an agent MUST NOT call what
+   * the client did not advertise). Throws `invalid_params` on a value with no JSON form.
+   */
+  clientFsCapabilities(initializeRequestOrCapabilities: unknown): ClientFsCapabilities;
+  /** The tool definitions for what the client advertised (none for neither). */
+  toolDefinitions(capabilities: Partial<ClientFsCapabilities>): ToolDefinition[];
+  /**
+   * Checks a model's tool arguments with exactly the client's rules and messages (`-32602`
+   * naming the argument: `path` relative, `limit` negative, an unknown argument such as
+   * `sessionId`, …; `name` for an unknown tool) and returns the request to send.
+   */
+  checkToolArguments(tool: string, sessionId: string, args: unknown): FsRequest;
+  /**
+   * As `checkToolArguments`, and refused with `-32601` (`method_not_found`, data `{method}`) when
+   * the client did not advertise the tool's capability, so it is never sent.
+   */
+  buildRequest(capabilities: Partial<ClientFsCapabilities>, tool: string, sessionId: string, args: unknown): FsRequest;
+  /**
+   * The tool result for the model from the client's answer. Errors become `isError` results
+   * with readable text (`-32002` is `File not found: <path>`, policy denials name their kind); a
+   * write's `{}` / `null` / no result is success; a read the client answered with more lines than
+   * `limit` is cut to the window, and a second text part says so. Never throws for the answer.
+   */
+  toolResult(tool: string, args: unknown, answer: ToolAnswer): ToolResult;
+}
+
+/** The agent's side of `fs/*` (see `Agent`). */
+export declare const agent: Agent;
 
 /**
  * `fs/read_text_file` and `fs/write_text_file` handlers for the official TypeScript SDK that keep

@@ -5,7 +5,7 @@
 import initWasm, { initSync as initWasmSync } from './pkg/acp_fs_wasm.js';
 import { markReady } from './lib/api.mjs';
 
-export { AcpFs, AcpFsError, acpClientHandlers, toRequestError, AcpFs as default } from './lib/api.mjs';
+export { AcpFs, AcpFsError, acpClientHandlers, agent, toRequestError, AcpFs as default } from './lib/api.mjs';
 
 let pending;
 

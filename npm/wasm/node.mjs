@@ -6,7 +6,7 @@ import { markReady } from './lib/api.mjs';
 
 markReady(initWasmSync({ module: readFileSync(new URL('./pkg/acp_fs_wasm_bg.wasm', import.meta.url)) }));
 
-export { AcpFs, AcpFsError, acpClientHandlers, toRequestError, AcpFs as default } from './lib/api.mjs';
+export { AcpFs, AcpFsError, acpClientHandlers, agent, toRequestError, AcpFs as default } from './lib/api.mjs';
 
 /** Already done on import. */
 export async function init() {}

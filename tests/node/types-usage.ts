@@ -1,7 +1,19 @@
 // Compiled with `tsc --noEmit` against the shared declarations (npm/types/acp-fs.d.ts, as shipped
 // in @acp-fs/node): the documented usage must type-check, and misuse must not (@ts-expect-error).
-import { AcpFs, AcpFsError, acpClientHandlers, toRequestError } from '@acp-fs/node';
-import type { AcpFsOptions, AcpFsStorage, AuditEvent, ChangeRecord, ReadTextFileResponse } from '@acp-fs/node';
+import { AcpFs, AcpFsError, acpClientHandlers, agent, toRequestError } from '@acp-fs/node';
+import type {
+  AcpFsOptions,
+  AcpFsStorage,
+  AuditEvent,
+  ChangeRecord,
+  ClientFsCapabilities,
+  FsRequest,
+  McpHandler,
+  ReadTextFileResponse,
+  ToolAnswer,
+  ToolDefinition,
+  ToolResult,
+} from '@acp-fs/node';
 import * as acp from '@agentclientprotocol/sdk';
 import { promises as fsp } from 'node:fs';
 import { Volume } from 'memfs';
@@ -85,6 +97,46 @@ async function main(): Promise<void> {
   new AcpFs({ storage: { writeFile: async () => {} } });
   // @ts-expect-error: onDocumentWrite answers 'buffer' or 'writeThrough'
   new AcpFs({ onDocumentWrite: () => 'discard' });
+
+  // The agent side, with the official SDK's types on the other end.
+  const initialize: acp.InitializeRequest = { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: { fs: { readTextFile: true } } };
+  const fsCaps: ClientFsCapabilities = agent.clientFsCapabilities(initialize);
+  const defs: ToolDefinition[] = agent.toolDefinitions(fsCaps);
+  const names: ('read_text_file' | 'write_text_file')[] = defs.map((d) => d.name);
+  const checked: FsRequest = agent.checkToolArguments('read_text_file', 's1', { path: '/workspace/a.rs' });
+  const built: FsRequest = agent.buildRequest(fsCaps, 'read_text_file', 's1', JSON.parse('{"path":"/workspace/a.rs"}'));
+  if (built.method === 'fs/read_text_file') {
+    const line: number | null | undefined = built.params.line;
+    console.log(line);
+  }
+  let answer: ToolAnswer;
+  try {
+    answer = await fs.readTextFile(checked.params as acp.ReadTextFileRequest);
+  } catch (e) {
+    answer = e as Error;
+  }
+  const results: ToolResult[] = [
+    agent.toolResult('read_text_file', { path: '/workspace/a.rs' }, answer),
+    agent.toolResult('write_text_file', { path: '/workspace/a.rs', content: '' }, {}),
+    agent.toolResult('write_text_file', { path: '/workspace/a.rs', content: '' }, null),
+    agent.toolResult('write_text_file', { path: '/workspace/a.rs', content: '' }, undefined),
+    agent.toolResult('read_text_file', {}, { error: { code: -32002, message: 'Resource not found: /x' } }),
+    agent.toolResult('read_text_file', {}, { jsonrpc: '2.0', id: 1, result: { content: 'x' } }),
+    agent.toolResult('read_text_file', {}, new acp.RequestError(-32603, 'denied')),
+  ];
+  const texts: string[] = results.flatMap((r) => (r.isError ? [] : r.content.map((c) => c.text)));
+  console.log(names, texts);
+
+  // The MCP surface.
+  const mcp: McpHandler = fs.mcpHandler('s1');
+  const tools: ToolDefinition[] = mcp.tools();
+  const replyText: string | null = await mcp.handle('{"jsonrpc":"2.0","id":1,"method":"tools/list"}');
+  const replyObject: object | null = await mcp.handle({ jsonrpc: '2.0', id: 2, method: 'ping' }, { signal: controller.signal });
+  console.log(tools, replyText, replyObject, mcp.sessionId);
+  // @ts-expect-error: capabilities are an object
+  agent.toolDefinitions(true);
+  // @ts-expect-error: the session id is a string
+  fs.mcpHandler(7);
 }
 
 void main;

@@ -492,6 +492,42 @@ describe('binding: traps', () => {
     const { Engine: Guarded } = guardBinding(raw, () => false);
     assert.match(wireOf(() => new Guarded({}, FULL_CAPS)).message, /not initialized: `await init\(\)`/);
   });
+
+  test('the MCP calls, Operation.fail and the agent functions are guarded the same way', () => {
+    let panic = 'panicked at core/src/mcp.rs:1:1: boom';
+    const trap = () => {
+      throw new WebAssembly.RuntimeError('unreachable');
+    };
+    class RawOperation {
+      fail = trap;
+      free() {}
+    }
+    class RawCall {
+      respond = trap;
+      free() {}
+    }
+    class RawEngine {
+      mcpTools = trap;
+      mcpDispatch() {
+        return { kind: 'call', method: 'fs/write_text_file', operation: new RawOperation(), call: new RawCall() };
+      }
+    }
+    const raw = { Engine: RawEngine, toolResult: trap, __takePanicMessage: () => [panic, (panic = undefined)][0] };
+    const { Engine: Guarded, functions } = guardBinding(raw, () => true);
+    const engine = new Guarded({}, FULL_CAPS);
+    const d = engine.mcpDispatch('s', '{}');
+    const failed = d.operation.fail({ kind: 'invalid_params', code: -32602, message: 'x', data: null });
+    assert.equal(failed.error.kind, 'internal');
+    assert.match(failed.error.message, /panicked at core\/src\/mcp\.rs/);
+    assert.equal(failed.audit.op, 'write', 'the audit says which request it was');
+    assert.equal(wireOf(() => d.call.respond({ result: {} })).kind, 'internal', 'a trap while replying throws a wire error');
+    d.call.free();
+    assert.match(wireOf(() => d.call.respond({ result: {} })).message, /already been answered and freed/);
+    assert.match(wireOf(() => functions.toolResult('read_text_file', {}, {})).message, /disabled/, 'a trap that is not a panic disables the engine');
+    assert.match(wireOf(() => engine.mcpTools('s')).message, /disabled/);
+    const early = guardBinding(raw, () => false).functions;
+    assert.match(wireOf(() => early.toolDefinitions({})).message, /not initialized: `await init\(\)` before calling toolDefinitions/);
+  });
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 // What both entry points export: the shared driver over the guarded wasm engine. Instantiating the
 // module is the entry points' business (synchronous from the file in Node, `init()` elsewhere).
 import * as raw from '../pkg/acp_fs_wasm.js';
-import { createAcpFs, AcpFsError, acpClientHandlers, toRequestError } from '../shared/driver.mjs';
+import { createAcpFs, createAgent, AcpFsError, acpClientHandlers, toRequestError } from '../shared/driver.mjs';
 import { guardBinding } from './engine.mjs';
 
 let ready = false;
@@ -14,7 +14,9 @@ export function markReady(exports) {
 
 export const isReady = () => ready;
 
-export const { Engine } = guardBinding(raw, isReady);
+const guarded = guardBinding(raw, isReady);
+export const { Engine, functions } = guarded;
 
 export const AcpFs = createAcpFs({ Engine });
+export const agent = createAgent(functions);
 export { AcpFsError, acpClientHandlers, toRequestError };

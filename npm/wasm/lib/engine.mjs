@@ -105,6 +105,10 @@ export function guardBinding(raw, isReady) {
       return this.#early() ?? guard(() => this.#raw.cancel(), (message) => this.#end(message));
     }
 
+    fail(error) {
+      return this.#early() ?? guard(() => this.#raw.fail(error), (message) => this.#end(message));
+    }
+
     /** Frees the wasm memory now instead of at garbage collection. */
     free() {
       const rawOperation = this.#raw;
@@ -192,6 +196,19 @@ export function guardBinding(raw, isReady) {
       return d;
     }
 
+    mcpTools(sessionId) {
+      return guard(() => this.#raw.mcpTools(sessionId), throwInternal);
+    }
+
+    mcpDispatch(sessionId, message) {
+      const d = guard(() => this.#raw.mcpDispatch(sessionId, message), throwInternal);
+      if (d.kind === 'call') {
+        d.operation = new Operation(d.operation, d.method, undefined);
+        d.call = new McpCall(d.call);
+      }
+      return d;
+    }
+
     free() {
       if (this.#raw === null) return;
       const rawEngine = this.#raw;
@@ -206,5 +223,47 @@ export function guardBinding(raw, isReady) {
     }
   }
 
-  return { Engine, Operation };
+  /** A `tools/call` in flight; a trap while building its reply throws an internal wire error. */
+  class McpCall {
+    #raw;
+
+    constructor(rawCall) {
+      this.#raw = rawCall;
+    }
+
+    respond(answer) {
+      if (this.#raw === null) throwInternal('the call has already been answered and freed');
+      return guard(() => this.#raw.respond(answer), throwInternal);
+    }
+
+    /** Frees the wasm memory now instead of at garbage collection. */
+    free() {
+      const rawCall = this.#raw;
+      this.#raw = null;
+      if (rawCall && disabled === undefined) {
+        try {
+          rawCall.free();
+        } catch {
+          // A trapped call left it marked as borrowed: it cannot be released.
+        }
+      }
+    }
+  }
+
+  /** The free functions (agent side); like the constructor, they need the module instantiated. */
+  const exported = (name) => (...args) => {
+    if (!isReady()) {
+      throw thrown(`@acp-fs/wasm is not initialized: \`await init()\` before calling ${name} (browsers, bundlers, workers; in Node the package initializes on import)`);
+    }
+    return guard(() => raw[name](...args), throwInternal);
+  };
+  const functions = {
+    clientFsCapabilities: exported('clientFsCapabilities'),
+    toolDefinitions: exported('toolDefinitions'),
+    checkToolArguments: exported('checkToolArguments'),
+    buildRequest: exported('buildRequest'),
+    toolResult: exported('toolResult'),
+  };
+
+  return { Engine, Operation, McpCall, functions };
 }
