@@ -145,20 +145,18 @@ impl Engine {
     /// one: run `operation` like any other, then `call.respond(...)` gives the reply.
     #[napi(
         catch_unwind,
-        ts_return_type = "{ kind: 'notMine' } | { kind: 'reply', reply: string } | { kind: 'call', method: string, operation: Operation, call: McpCall }"
+        ts_return_type = "{ kind: 'notMine' } | { kind: 'reply', reply: string } | { kind: 'cancel', id: string } | { kind: 'call', id: string, method: string, operation: Operation, call: McpCall }"
     )]
     pub fn mcp_dispatch(&self, session_id: String, message: String) -> McpDispatched {
         match McpServer::new(self.fs.clone(), session_id).dispatch(&message) {
             McpDispatch::NotMine => McpDispatched::NotMine,
             McpDispatch::Reply(reply) => McpDispatched::Reply(reply),
-            McpDispatch::Call(mut call) => {
-                // The core's call holds the operation beside what its reply needs (id, tool,
-                // arguments). The operation moves into an `Operation`, driven like any other; a
-                // never-started placeholder takes its place in the call, which keeps only its reply.
-                let placeholder = self.fs.read_text_file(Value::Null);
-                let operation = std::mem::replace(&mut call.operation, placeholder);
+            McpDispatch::Cancel(id) => McpDispatched::Cancel(id),
+            McpDispatch::Call(call) => {
+                let (operation, reply) = call.into_parts();
                 let method = if operation.kind() == "write" { WRITE_TEXT_FILE } else { READ_TEXT_FILE };
-                McpDispatched::Call(method, Operation::new(operation), McpCall { call })
+                let id = reply.id().to_owned();
+                McpDispatched::Call(id, method, Operation::new(operation), McpCall { reply })
             }
         }
     }
@@ -168,7 +166,8 @@ impl Engine {
 pub enum McpDispatched {
     NotMine,
     Reply(String),
-    Call(&'static str, Operation, McpCall),
+    Cancel(String),
+    Call(String, &'static str, Operation, McpCall),
 }
 
 impl TypeName for McpDispatched {
@@ -189,8 +188,13 @@ impl ToNapiValue for McpDispatched {
                 obj.set("kind", "reply")?;
                 obj.set("reply", reply)?;
             }
-            McpDispatched::Call(method, operation, call) => {
+            McpDispatched::Cancel(id) => {
+                obj.set("kind", "cancel")?;
+                obj.set("id", id)?;
+            }
+            McpDispatched::Call(id, method, operation, call) => {
                 obj.set("kind", "call")?;
+                obj.set("id", id)?;
                 obj.set("method", method)?;
                 obj.set("operation", operation)?;
                 obj.set("call", call)?;
@@ -203,7 +207,7 @@ impl ToNapiValue for McpDispatched {
 /// An MCP `tools/call` whose operation is in flight: `respond` turns its answer into the reply.
 #[napi]
 pub struct McpCall {
-    call: Box<acp_fs::mcp::McpCall>,
+    reply: acp_fs::mcp::McpReply,
 }
 
 #[napi]
@@ -212,7 +216,7 @@ impl McpCall {
     /// (a `WireOutcome` will do).
     #[napi(catch_unwind, ts_args_type = "answer: { result?: object | null, error?: WireError | null }")]
     pub fn respond(&self, answer: Option<Value>) -> String {
-        self.call.respond(&wire::outcome_from(&answer.unwrap_or(Value::Null)))
+        self.reply.respond(&wire::outcome_from(&answer.unwrap_or(Value::Null)))
     }
 }
 

@@ -44,7 +44,7 @@ export type WireStep = { io: WireIo; bytes?: Uint8Array } | { done: WireOutcome 
 export type WireDispatch = { kind: 'notMine' } | { kind: 'reply'; reply: string }
   | { kind: 'call'; id: string; method: string; operation: Operation } | { kind: 'cancel'; id: string };
 export type WireMcpDispatch = { kind: 'notMine' } | { kind: 'reply'; reply: string }
-  | { kind: 'call'; method: string; operation: Operation; call: McpCall };
+  | { kind: 'cancel'; id: string } | { kind: 'call'; id: string; method: string; operation: Operation; call: McpCall };
 export type WireFsCapabilities = { readTextFile: boolean; writeTextFile: boolean };
 export type WireToolDefinition = { name: 'read_text_file' | 'write_text_file'; description: string;
   inputSchema: { type: 'object'; properties: Record<string, object>; required: string[]; additionalProperties: false } };
@@ -212,17 +212,18 @@ impl Engine {
                 set(&out, "kind", &"reply".into());
                 set(&out, "reply", &reply.into());
             }
-            McpDispatch::Call(mut call) => {
-                // The core's call holds the operation beside what its reply needs (id, tool,
-                // arguments). The operation moves into an `Operation`, driven like any other; a
-                // never-started placeholder takes its place in the call, which keeps only its reply.
-                let placeholder = self.fs.read_text_file(Value::Null);
-                let operation = std::mem::replace(&mut call.operation, placeholder);
+            McpDispatch::Cancel(id) => {
+                set(&out, "kind", &"cancel".into());
+                set(&out, "id", &id.into());
+            }
+            McpDispatch::Call(call) => {
+                let (operation, reply) = call.into_parts();
                 let method = if operation.kind() == "write" { WRITE_TEXT_FILE } else { READ_TEXT_FILE };
                 set(&out, "kind", &"call".into());
+                set(&out, "id", &reply.id().into());
                 set(&out, "method", &method.into());
                 set(&out, "operation", &Operation { op: operation, refused: None, started: false }.into());
-                set(&out, "call", &McpCall { call }.into());
+                set(&out, "call", &McpCall { reply }.into());
             }
         }
         Ok(out.into())
@@ -232,7 +233,7 @@ impl Engine {
 /// An MCP `tools/call` whose operation is in flight: `respond` turns its answer into the reply.
 #[wasm_bindgen]
 pub struct McpCall {
-    call: Box<acp_fs::mcp::McpCall>,
+    reply: acp_fs::mcp::McpReply,
 }
 
 #[wasm_bindgen]
@@ -250,7 +251,7 @@ impl McpCall {
                 wire::outcome_from(&serde_json::json!({ "error": wire::error(&e) }))
             }
         };
-        self.call.respond(&outcome)
+        self.reply.respond(&outcome)
     }
 }
 

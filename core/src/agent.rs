@@ -113,11 +113,17 @@ pub fn build_request(
     session_id: &str,
     args: &Value,
 ) -> Result<Value, AcpFsError> {
-    let (method, params) = check_tool_arguments(tool, session_id, args)?;
-    let allowed = if method == READ_TEXT_FILE { caps.read_text_file } else { caps.write_text_file };
+    // Capability first, as on the client side (semantics.md §8): an unadvertised method is
+    // refused whatever its arguments.
+    let (method, allowed) = match tool {
+        READ_TOOL => (READ_TEXT_FILE, caps.read_text_file),
+        WRITE_TOOL => (WRITE_TEXT_FILE, caps.write_text_file),
+        other => return Err(AcpFsError::invalid_params("name", format!("unknown tool {other:?}"))),
+    };
     if !allowed {
         return Err(AcpFsError::method_not_found(method));
     }
+    let (method, params) = check_tool_arguments(tool, session_id, args)?;
     Ok(json!({"method": method, "params": params}))
 }
 
@@ -138,10 +144,13 @@ pub fn tool_result(tool: &str, args: &Value, answer: Result<Option<&Value>, &Val
                     text_result(
                         vec![
                             kept.to_owned(),
-                            format!(
-                                "[The client returned more than the {l} lines asked for; showing lines {first}-{} only.]",
-                                first + l - 1
-                            ),
+                            match l {
+                                1 => format!("[The client returned more than the 1 line asked for; showing line {first} only.]"),
+                                _ => format!(
+                                    "[The client returned more than the {l} lines asked for; showing lines {first}-{} only.]",
+                                    first + l - 1
+                                ),
+                            },
                         ],
                         false,
                     )
@@ -149,6 +158,7 @@ pub fn tool_result(tool: &str, args: &Value, answer: Result<Option<&Value>, &Val
                 _ => text_result(vec![content.to_owned()], false),
             }
         }
+        Ok(_) if tool != WRITE_TOOL => text_result(vec![format!("Unknown tool {tool:?}.")], true),
         Ok(_) => {
             let bytes = args.get("content").and_then(Value::as_str).map_or(0, str::len);
             text_result(vec![format!("Wrote {path} ({bytes} bytes).")], false)
@@ -229,5 +239,15 @@ mod tests {
         assert_eq!(tool_definitions(BOTH).len(), 2);
         let e = build_request(FileSystemCapability::default(), READ_TOOL, "s", &json!({"path": "/a"})).unwrap_err();
         assert_eq!(e.code, -32601);
+        let e = build_request(FileSystemCapability::default(), WRITE_TOOL, "s", &json!({"path": "rel"})).unwrap_err();
+        assert_eq!(e.code, -32601, "the capability is checked before the arguments");
+        let unknown = tool_result("rm", &json!({}), Ok(Some(&json!({}))));
+        assert_eq!(unknown["isError"], true);
+        let one = tool_result(
+            READ_TOOL,
+            &json!({"path": "/a", "line": 4, "limit": 1}),
+            Ok(Some(&json!({"content": "d\ne\n"}))),
+        );
+        assert!(one["content"][1]["text"].as_str().unwrap().contains("the 1 line asked for; showing line 4 only"));
     }
 }

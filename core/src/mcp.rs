@@ -46,6 +46,9 @@ pub enum McpDispatch {
     /// Run the operation, then answer with [`McpCall::respond`] (boxed: a call is ten times
     /// the size of the other answers).
     Call(Box<McpCall>),
+    /// `notifications/cancelled` for this request id (raw JSON text): cancel the call if it is
+    /// in flight. MCP says a cancelled request gets no answer, so the driver drops the reply.
+    Cancel(String),
 }
 
 /// A `tools/call` in flight.
@@ -62,6 +65,33 @@ impl McpCall {
     /// model can read them and correct itself).
     pub fn respond(&self, outcome: &Outcome) -> String {
         tool_response(&self.id, self.tool, &self.arguments, outcome)
+    }
+
+    /// Splits the call so a driver can own the operation (run it, move it to another thread)
+    /// and answer later with the [`McpReply`].
+    pub fn into_parts(self) -> (Operation, McpReply) {
+        let McpCall { id, tool, arguments, operation } = self;
+        (operation, McpReply { id, tool, arguments })
+    }
+}
+
+/// What is needed to answer a `tools/call` once its operation has finished.
+#[derive(Debug)]
+pub struct McpReply {
+    id: Box<RawValue>,
+    tool: &'static str,
+    arguments: Value,
+}
+
+impl McpReply {
+    /// The JSON-RPC response for the finished operation (see [`McpCall::respond`]).
+    pub fn respond(&self, outcome: &Outcome) -> String {
+        tool_response(&self.id, self.tool, &self.arguments, outcome)
+    }
+
+    /// The request id as raw JSON text, to match a later cancellation.
+    pub fn id(&self) -> &str {
+        self.id.get()
     }
 }
 
@@ -94,6 +124,12 @@ impl McpServer {
             Ok(None) => return McpDispatch::NotMine,
             Err(reply) => return McpDispatch::Reply(reply),
         };
+        if msg.method == "notifications/cancelled" {
+            return match msg.params.as_ref().and_then(|p| p.get("requestId")) {
+                Some(id) => McpDispatch::Cancel(id.to_string()),
+                None => McpDispatch::NotMine,
+            };
+        }
         let id = match msg.request_id() {
             Ok(Some(id)) => id,
             Ok(None) => return McpDispatch::NotMine,
@@ -145,12 +181,11 @@ impl McpServer {
     /// Answers one message synchronously over `storage`; `None` when nothing is to be answered.
     pub fn handle(&self, storage: &impl Storage, host: &impl Host, message: &str) -> Option<String> {
         match self.dispatch(message) {
-            McpDispatch::NotMine => None,
+            McpDispatch::NotMine | McpDispatch::Cancel(_) => None,
             McpDispatch::Reply(r) => Some(r),
             McpDispatch::Call(call) => {
-                let McpCall { id, tool, arguments, operation } = *call;
-                let outcome = crate::run(operation, storage, host);
-                Some(tool_response(&id, tool, &arguments, &outcome))
+                let (operation, reply) = call.into_parts();
+                Some(reply.respond(&crate::run(operation, storage, host)))
             }
         }
     }

@@ -364,3 +364,24 @@ fn wire_errors_and_outcomes_read_back() {
         assert_eq!(acp_fs::ErrorKind::from_name(kind.as_str()), Some(kind));
     }
 }
+
+#[test]
+fn mcp_calls_split_and_cancel() {
+    use acp_fs::mcp::{McpDispatch, McpServer};
+    let (storage, fs) = setup();
+    let server = McpServer::new(fs, "s");
+    let McpDispatch::Call(call) = server.dispatch(
+        r#"{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/p/a.txt","limit":1}}}"#,
+    ) else {
+        panic!("a tool call")
+    };
+    let (operation, reply) = call.into_parts();
+    assert_eq!(reply.id(), r#""c1""#);
+    let outcome = acp_fs::run(operation, &storage, &DefaultHost);
+    let answer: Value = serde_json::from_str(&reply.respond(&outcome)).unwrap();
+    assert_eq!(answer["result"]["content"][0]["text"], "one\n");
+    match server.dispatch(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c1"}}"#) {
+        McpDispatch::Cancel(id) => assert_eq!(id, r#""c1""#),
+        other => panic!("want a cancel, got {other:?}"),
+    }
+}

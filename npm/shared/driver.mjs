@@ -365,7 +365,9 @@ export function createAcpFs({ Engine, nativeDisk } = {}) {
     mcpHandler(sessionId) {
       requireString(sessionId, 'sessionId');
       const engine = this.#engine;
-      const answer = (message, signal) => this.#mcp(sessionId, message, signal);
+      // This server's calls in flight, for `notifications/cancelled` (ids are per connection).
+      const inflight = new Map();
+      const answer = (message, signal) => this.#mcp(sessionId, message, signal, inflight);
       return Object.freeze({
         sessionId,
         /** The tools offered: `read_text_file`, and `write_text_file` when writes are wired. */
@@ -381,7 +383,7 @@ export function createAcpFs({ Engine, nativeDisk } = {}) {
       });
     }
 
-    async #mcp(sessionId, message, signal) {
+    async #mcp(sessionId, message, signal, inflight) {
       const asText = typeof message === 'string';
       const text = asText ? message : (JSON.stringify(message) ?? 'null');
       const out = (reply) => (reply === null || asText ? reply : JSON.parse(reply));
@@ -391,13 +393,33 @@ export function createAcpFs({ Engine, nativeDisk } = {}) {
           return null;
         case 'reply':
           return out(d.reply);
-        case 'call':
+        case 'cancel': {
+          const call = inflight.get(idKey(d.id));
+          if (call) {
+            call.cancelled = true;
+            call.controller.abort();
+          }
+          return null;
+        }
+        case 'call': {
+          const controller = new AbortController();
+          const abort = () => controller.abort();
+          if (signal?.aborted) abort();
+          else signal?.addEventListener('abort', abort, { once: true });
+          const key = idKey(d.id);
+          const entry = { controller, cancelled: false };
+          inflight.set(key, entry);
           try {
-            const outcome = await this.#run(d.operation, signal);
+            const outcome = await this.#run(d.operation, controller.signal);
+            // MCP: a request the peer cancelled gets no response at all.
+            if (entry.cancelled) return null;
             return out(d.call.respond(outcome.error ? { error: outcome.error } : { result: outcome.result }));
           } finally {
+            signal?.removeEventListener('abort', abort);
+            if (inflight.get(key) === entry) inflight.delete(key);
             d.call.free?.();
           }
+        }
         default:
           throw internalError(`the binding dispatched an unknown kind ${JSON.stringify(d.kind)}`);
       }

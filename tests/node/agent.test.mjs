@@ -17,7 +17,7 @@ import * as wasmPkg from '../../npm/wasm/node.mjs';
 import { makeTempDir, subset } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-export const TOOL_ARGUMENTS = JSON.parse(nodeFs.readFileSync(join(here, 'tool-arguments.json'), 'utf8'));
+export const TOOL_ARGUMENTS = JSON.parse(nodeFs.readFileSync(join(here, '..', 'vectors', 'tools', 'tool-arguments.json'), 'utf8'));
 
 const SESSION = 'sess-1';
 const agents = [

@@ -271,3 +271,47 @@ for (const [label, AcpFs, storage] of setups) {
     });
   });
 }
+
+// MCP cancellation: `notifications/cancelled` for a call in flight ends it, nothing is written,
+// and (the MCP rule) the cancelled request gets no response; a later call is unaffected.
+for (const [label, AcpFs] of [['@acp-fs/node', nodePkg.AcpFs], ['@acp-fs/wasm', wasmPkg.AcpFs]]) {
+  test(`notifications/cancelled ends a tools/call held at approval (${label})`, async () => {
+    const dir = makeTempDir('acpfs-mcp-cancel-');
+    let release;
+    const asked = new Promise((resolve) => {
+      release = resolve;
+    });
+    let approvals = 0;
+    const fs = new AcpFs({
+      storage: nodeFs.promises,
+      approveWrite: () => {
+        approvals += 1;
+        return new Promise((decide) => release(decide));
+      },
+    });
+    fs.openSession(SESSION, { cwd: dir });
+    const mcp = fs.mcpHandler(SESSION);
+    const target = join(dir, 'held.txt');
+    const call = (id) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'write_text_file', arguments: { path: target, content: 'x' } },
+    });
+    const pending = mcp.handle(call(7));
+    const decide = await asked; // the write is now waiting for the user
+    assert.equal(
+      await mcp.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7 } }),
+      null,
+    );
+    decide(true); // the user approves too late: the request is already cancelled
+    assert.equal(await pending, null, 'a cancelled request gets no response');
+    assert.equal(nodeFs.existsSync(target), false, 'nothing was written');
+    assert.equal(approvals, 1);
+    // Cancelling an id that is not in flight is harmless.
+    assert.equal(
+      await mcp.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 99 } }),
+      null,
+    );
+  });
+}

@@ -19,7 +19,7 @@ import { subset } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const NODE_PKG = join(here, '..', '..', 'npm', 'node');
-const TOOL_ARGUMENTS = JSON.parse(nodeFs.readFileSync(join(here, 'tool-arguments.json'), 'utf8'));
+const TOOL_ARGUMENTS = JSON.parse(nodeFs.readFileSync(join(here, '..', 'vectors', 'tools', 'tool-arguments.json'), 'utf8'));
 
 /** The N-API package and its raw binding, or why they cannot be loaded. */
 async function loadNode() {
@@ -114,8 +114,17 @@ describe('parity: the agent helpers', { skip }, () => {
           if (c.expect.error) {
             assert.equal(checked.error?.code, c.expect.error.code, c.name);
             assert.ok(subset(c.expect.error.data, checked.error.data), c.name);
-            // Arguments are judged before capabilities, so every capability set gives the same error.
-            for (const b of built) assert.deepEqual(b, checked, c.name);
+            // The capability is judged first (semantics.md §8): a tool the client did not
+            // advertise is -32601 whatever its arguments; otherwise the argument error.
+            const method = { read_text_file: 'fs/read_text_file', write_text_file: 'fs/write_text_file' }[c.tool];
+            for (const [i, b] of built.entries()) {
+              const offered = method === 'fs/read_text_file' ? CAPS[i].readTextFile : CAPS[i].writeTextFile;
+              if (method && !offered) {
+                assert.deepEqual(b, { kind: 'method_not_found', error: { code: -32601, message: `Method not found: ${method}`, data: { method } } }, c.name);
+              } else {
+                assert.deepEqual(b, checked, c.name);
+              }
+            }
           } else {
             assert.deepEqual(checked.value, { method: c.expect.method, params: c.expect.params }, c.name);
             for (const [i, b] of built.entries()) {
