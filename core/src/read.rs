@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 /// First ranged read; later reads double up to [`MAX_CHUNK`] so long windows need few round
 /// trips while short ones read little.
-pub const FIRST_CHUNK: usize = 64 * 1024;
+pub const FIRST_CHUNK: usize = 16 * 1024;
 pub const MAX_CHUNK: usize = 1024 * 1024;
 
 pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Result<Done, AcpFsError> {

@@ -28,7 +28,7 @@ const TARGET_SIZE: usize = 200 * 1024 * 1024;
 fn big_text() -> &'static BigText {
     static TEXT: OnceLock<BigText> = OnceLock::new();
     TEXT.get_or_init(|| {
-        // Long, uneven lines put line 51 past the first 64 KiB read and line 1000 past
+        // Long, uneven lines put line 51 past the first read (FIRST_CHUNK) and line 1000 past
         // several doubled chunks, so the bound is checked across chunk boundaries.
         let head: Vec<String> = (1..=HEAD_LINES).map(|i| numbered_line(i, 200 + (i * 7919) % 3800)).collect();
         let filler_lines: Vec<String> = (0..997).map(|i| numbered_line(i, i % 130)).collect();
