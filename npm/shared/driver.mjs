@@ -242,7 +242,7 @@ export function createAcpFs({ Engine, nativeDisk } = {}) {
     #native;
     #hooks;
     /** In-flight `handle()` calls by raw JSON id text, for `$/cancel_request`. */
-    #inflight = new Map();
+    #inflight = new InFlight();
 
     constructor(options = {}) {
       if (options === null || typeof options !== 'object') throw new TypeError('AcpFs options must be an object');
@@ -329,29 +329,15 @@ export function createAcpFs({ Engine, nativeDisk } = {}) {
           return null;
         case 'reply':
           return out(d.reply);
-        case 'cancel': {
-          const controller = this.#inflight.get(idKey(d.id));
-          if (controller) controller.abort();
+        case 'cancel':
+          this.#inflight.cancel(d.id);
           return null;
-        }
         case 'call': {
-          const controller = new AbortController();
-          const abort = () => controller.abort();
-          if (signal?.aborted) abort();
-          else signal?.addEventListener('abort', abort, { once: true });
-          // A repeated id replaces the older entry: ids are the peer's to keep unique.
-          const key = idKey(d.id);
-          this.#inflight.set(key, controller);
-          try {
-            const outcome = await this.#run(d.operation, controller.signal);
-            const body = outcome.error
-              ? `"error":${JSON.stringify(new AcpFsError(outcome.error).toJsonRpc())}`
-              : `"result":${JSON.stringify(outcome.result)}`;
-            return out(`{"jsonrpc":"2.0","id":${d.id},${body}}`);
-          } finally {
-            signal?.removeEventListener('abort', abort);
-            if (this.#inflight.get(key) === controller) this.#inflight.delete(key);
-          }
+          const { value: outcome } = await this.#inflight.run(d.id, signal, (s) => this.#run(d.operation, s));
+          const body = outcome.error
+            ? `"error":${JSON.stringify(new AcpFsError(outcome.error).toJsonRpc())}`
+            : `"result":${JSON.stringify(outcome.result)}`;
+          return out(`{"jsonrpc":"2.0","id":${d.id},${body}}`);
         }
         default:
           throw internalError(`the binding dispatched an unknown kind ${JSON.stringify(d.kind)}`);
@@ -366,7 +352,7 @@ export function createAcpFs({ Engine, nativeDisk } = {}) {
       requireString(sessionId, 'sessionId');
       const engine = this.#engine;
       // This server's calls in flight, for `notifications/cancelled` (ids are per connection).
-      const inflight = new Map();
+      const inflight = new InFlight();
       const answer = (message, signal) => this.#mcp(sessionId, message, signal, inflight);
       return Object.freeze({
         sessionId,
@@ -393,33 +379,18 @@ export function createAcpFs({ Engine, nativeDisk } = {}) {
           return null;
         case 'reply':
           return out(d.reply);
-        case 'cancel': {
-          const call = inflight.get(idKey(d.id));
-          if (call) {
-            call.cancelled = true;
-            call.controller.abort();
-          }
+        case 'cancel':
+          inflight.cancel(d.id);
           return null;
-        }
-        case 'call': {
-          const controller = new AbortController();
-          const abort = () => controller.abort();
-          if (signal?.aborted) abort();
-          else signal?.addEventListener('abort', abort, { once: true });
-          const key = idKey(d.id);
-          const entry = { controller, cancelled: false };
-          inflight.set(key, entry);
+        case 'call':
           try {
-            const outcome = await this.#run(d.operation, controller.signal);
+            const { value: outcome, cancelled } = await inflight.run(d.id, signal, (s) => this.#run(d.operation, s));
             // MCP: a request the peer cancelled gets no response at all.
-            if (entry.cancelled) return null;
+            if (cancelled) return null;
             return out(d.call.respond(outcome.error ? { error: outcome.error } : { result: outcome.result }));
           } finally {
-            signal?.removeEventListener('abort', abort);
-            if (inflight.get(key) === entry) inflight.delete(key);
             d.call.free?.();
           }
-        }
         default:
           throw internalError(`the binding dispatched an unknown kind ${JSON.stringify(d.kind)}`);
       }
@@ -549,6 +520,40 @@ export function createAcpFs({ Engine, nativeDisk } = {}) {
 }
 
 const ABORTED = Symbol('aborted');
+
+/** Requests in flight by JSON-RPC id, so a peer's cancellation can reach them. */
+class InFlight {
+  #calls = new Map();
+
+  /** Cancels the request with this raw id if it is running. */
+  cancel(rawId) {
+    const entry = this.#calls.get(idKey(rawId));
+    if (!entry) return;
+    entry.cancelled = true;
+    entry.controller.abort();
+  }
+
+  /**
+   * Runs `fn(signal)` under `rawId`: the signal aborts when the host's `signal` does or the
+   * peer cancels. Resolves to `{value, cancelled}` (cancelled: by the peer).
+   */
+  async run(rawId, signal, fn) {
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    if (signal?.aborted) abort();
+    else signal?.addEventListener('abort', abort, { once: true });
+    // A repeated id replaces the older entry: ids are the peer's to keep unique.
+    const key = idKey(rawId);
+    const entry = { controller, cancelled: false };
+    this.#calls.set(key, entry);
+    try {
+      return { value: await fn(controller.signal), cancelled: entry.cancelled };
+    } finally {
+      signal?.removeEventListener('abort', abort);
+      if (this.#calls.get(key) === entry) this.#calls.delete(key);
+    }
+  }
+}
 
 /** The same id however the peer spelled it (`"\u0041"` and `"A"`, `1.50` and `1.5`). */
 function idKey(rawId) {
