@@ -1,103 +1,26 @@
 // The behaviour vectors (tests/vectors/README.md) run inside a browser page or worker: no Node
 // APIs, no Buffer. Storages built from a vector: an in-memory object (sync, like a host's own
 // Map), the Origin Private File System through `fromOPFS`, and LightningFS through
-// `fromLightningFS`. Expectations are checked the way tests/node/harness.mjs checks them.
+// `fromLightningFS`. Expectations are checked by tests/shared/vectors.mjs, as in Node.
 
 import { fromLightningFS, fromOPFS } from '../../npm/adapters/index.mjs';
+import {
+  ancestors,
+  bytesOf,
+  fileEntries,
+  hasSpecial,
+  hasSymlinks,
+  isFileContent,
+  isRoot,
+  parentOf,
+  runVector,
+  storageTraits,
+  usesWindowsPaths,
+  withTraits,
+} from '../shared/vectors.mjs';
 
-const enc = new TextEncoder();
-const dec = new TextDecoder();
-const DEFAULT_SESSIONS = { s1: { cwd: '/project' } };
-const WINDOWS_OR_UNC = /^(?:[A-Za-z]:|\\\\|\\)/;
-
-export function bytesOf(content) {
-  if (typeof content === 'string') return enc.encode(content);
-  if (content && typeof content.hex === 'string') {
-    const hex = content.hex.replace(/\s+/g, '');
-    const out = new Uint8Array(hex.length / 2);
-    for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
-    return out;
-  }
-  throw new TypeError(`not file content: ${JSON.stringify(content)}`);
-}
-
-const isFileContent = (c) => typeof c === 'string' || (c && typeof c === 'object' && 'hex' in c);
-const entries = (v) => Object.entries(v.files ?? {});
-const hasSymlinks = (v) => entries(v).some(([, c]) => c && typeof c === 'object' && 'symlink' in c);
-const hasSpecial = (v) => entries(v).some(([, c]) => c && typeof c === 'object' && c.special);
-
-function rawParams(vector) {
-  if (typeof vector.raw !== 'string') return undefined;
-  try {
-    return JSON.parse(vector.raw)?.params;
-  } catch {
-    return undefined;
-  }
-}
-
-export function usesWindowsPaths(vector) {
-  const params = vector.request?.params ?? rawParams(vector);
-  const path = params !== null && typeof params === 'object' ? params.path : undefined;
-  const sessions = vector.sessions ?? DEFAULT_SESSIONS;
-  return [
-    path,
-    ...Object.keys(vector.files ?? {}),
-    ...Object.keys(vector.documents ?? {}),
-    ...Object.values(sessions).flatMap((s) => [s.cwd, ...(s.additionalDirectories ?? [])]),
-    ...(vector.options?.roots ?? []),
-    ...(vector.options?.extraRoots ?? []),
-  ].some((p) => typeof p === 'string' && WINDOWS_OR_UNC.test(p));
-}
-
-function rangedVariants(vector) {
-  const r = vector.storage?.ranged;
-  return r === true ? [true] : r === false ? [false] : [true, false];
-}
-
-function traits(vector, ranged) {
-  const t = vector.storage ?? {};
-  return { ranged, write: t.write !== false, realpath: t.realpath !== false, symlinks: t.symlinks !== false };
-}
-
-/** A storage's methods cut to the vector's traits (left out, never faked). */
-function withTraits(storage, { ranged, write, realpath, symlinks }) {
-  const out = { ...storage };
-  if (!ranged) {
-    delete out.readRange;
-    delete out.open;
-  }
-  if (!write) {
-    delete out.writeFile;
-    delete out.mkdir;
-  }
-  if (!symlinks) {
-    delete out.lstat;
-    delete out.realpath;
-  }
-  if (!realpath) {
-    delete out.realpath;
-    out.capabilities = { ...(out.capabilities ?? {}), symlinks: 'unresolvable' };
-  }
-  return out;
-}
 
 const posixParent = (p) => p.slice(0, Math.max(p.lastIndexOf('/'), 0)) || '/';
-const isRoot = (p) => p === '/' || /^[A-Za-z]:\\?$/.test(p) || /^\\\\[^\\]+\\[^\\]+\\?$/.test(p);
-function parentOf(p) {
-  if (isRoot(p)) return p;
-  const sep = WINDOWS_OR_UNC.test(p) ? '\\' : '/';
-  const i = p.lastIndexOf(sep);
-  const parent = i <= 0 ? sep : p.slice(0, i);
-  return /^[A-Za-z]:$/.test(parent) ? `${parent}\\` : parent;
-}
-function ancestors(p) {
-  const out = [];
-  for (let d = parentOf(p); !out.includes(d); d = parentOf(d)) {
-    out.push(d);
-    if (isRoot(d)) break;
-  }
-  return out;
-}
 
 function fsError(code, message, path) {
   const e = new Error(`${code}: ${message}, '${path}'`);
@@ -180,7 +103,7 @@ function memoryBackend(ranged) {
     async prepare(vector) {
       if (hasSymlinks(vector)) return { skip: 'the in-memory storage has no symlinks' };
       const store = new MemoryStorage();
-      for (const [path, c] of entries(vector)) {
+      for (const [path, c] of fileEntries(vector)) {
         if (isFileContent(c)) store.put(path, bytesOf(c));
         else if (c.dir) store.addDir(path);
         else if (c.special) {
@@ -189,7 +112,7 @@ function memoryBackend(ranged) {
         }
       }
       return {
-        storage: withTraits(store.methods(), traits(vector, ranged)),
+        storage: withTraits(store.methods(), storageTraits(vector, ranged)),
         read: async (p) => store.files.get(p) ?? null,
         exists: async (p) => store.files.has(p) || store.dirs.has(p),
         cleanup: async () => {},
@@ -218,7 +141,7 @@ function opfsBackend(ranged) {
         for (const part of path.split('/').filter(Boolean)) h = await h.getDirectoryHandle(part, { create });
         return h;
       };
-      for (const [path, c] of entries(vector)) {
+      for (const [path, c] of fileEntries(vector)) {
         if (c?.dir) {
           await dir(path, true);
           continue;
@@ -245,7 +168,7 @@ function opfsBackend(ranged) {
         }
       };
       return {
-        storage: withTraits(fromOPFS(root), traits(vector, ranged)),
+        storage: withTraits(fromOPFS(root), storageTraits(vector, ranged)),
         read: async (p) => {
           const found = await lookup(p);
           return found?.file ? new Uint8Array(await found.file.arrayBuffer()) : null;
@@ -280,14 +203,14 @@ function lightningBackend(LightningFS) {
           }
         }
       };
-      for (const [path, c] of entries(vector)) {
+      for (const [path, c] of fileEntries(vector)) {
         await mkdirp(posixParent(path));
         if (isFileContent(c)) await p.writeFile(path, bytesOf(c));
         else if (c.symlink !== undefined) await p.symlink(c.symlink, path);
         else if (c.dir) await mkdirp(path);
       }
       return {
-        storage: withTraits(fromLightningFS(lfs), traits(vector, false)),
+        storage: withTraits(fromLightningFS(lfs), storageTraits(vector, false)),
         read: async (path) => {
           try {
             return (await p.lstat(path)).isFile() ? await p.readFile(path) : null;
@@ -317,123 +240,7 @@ export function makeBackends({ opfs = true, LightningFS } = {}) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Running and checking (as tests/node/harness.mjs does).
-
-function deepEqual(a, b) {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return Number.isNaN(a) && Number.isNaN(b);
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual(a[k], b[k]));
-}
-
-/** Every key of `want` deep-equals the same key of `got`, recursively for objects. */
-function subset(want, got) {
-  if (want !== null && typeof want === 'object' && !Array.isArray(want)) {
-    return got !== null && typeof got === 'object' && Object.entries(want).every(([k, w]) => k in got && subset(w, got[k]));
-  }
-  return deepEqual(want, got);
-}
-
-const show = (x) => JSON.stringify(x);
-const same = (a, b) => subset(a, b) && subset(b, a);
-const sameBytes = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
-
-function checkError(want, got, failures, label = 'error') {
-  if (!got) return failures.push(`${label}: want code ${want.code}, got no error`);
-  if (got.code !== want.code) failures.push(`${label}: code: want ${want.code} got ${got.code} (${show(got)})`);
-  if ('message' in want && got.message !== want.message) {
-    failures.push(`${label}: message: want ${show(want.message)} got ${show(got.message)}`);
-  }
-  if ('data' in want && !subset(want.data, got.data ?? null)) {
-    failures.push(`${label}: data: want ⊇ ${show(want.data)} got ${show(got.data)}`);
-  }
-}
-
-async function check(vector, got, prepared, fs) {
-  const e = vector.expect ?? {};
-  const failures = [];
-  if ('raw' in e && !same(e.raw, got.raw)) failures.push(`raw reply: want ${show(e.raw)} got ${show(got.raw)}`);
-  if (e.rawError) {
-    checkError(e.rawError, got.raw?.error, failures, 'raw error');
-    if ('id' in e.rawError && got.raw?.id !== e.rawError.id) failures.push(`raw id: want ${show(e.rawError.id)} got ${show(got.raw?.id)}`);
-  }
-  if (!('raw' in vector)) {
-    if ('result' in e) {
-      if (got.error) failures.push(`want result ${show(e.result)}, got error ${show(got.error)}`);
-      else if (!same(e.result, got.result)) failures.push(`result: want ${show(e.result)} got ${show(got.result)}`);
-    }
-    if (e.error) {
-      if ('result' in got) failures.push(`want error ${show(e.error)}, got result ${show(got.result)}`);
-      else checkError(e.error, got.error, failures);
-    }
-    if (got.audit !== 1) failures.push(`want one audit event, got ${got.audit}`);
-  }
-  if ('change' in e && !same(e.change, got.change)) failures.push(`change: want ${show(e.change)} got ${show(got.change)}`);
-  if (got.changes > 1) failures.push(`one request gave ${got.changes} change records`);
-  for (const [path, want] of Object.entries(e.files ?? {})) {
-    const bytes = await prepared.read(path);
-    if (bytes === null || !sameBytes(bytes, bytesOf(want))) {
-      failures.push(`file ${path}: want ${show(dec.decode(bytesOf(want)))} got ${bytes === null ? 'none' : show(dec.decode(bytes))}`);
-    }
-  }
-  for (const path of e.absent ?? []) if (await prepared.exists(path)) failures.push(`${path} must not exist`);
-  for (const [path, want] of Object.entries(e.documents ?? {})) {
-    const doc = fs.documents.get(path);
-    if (doc !== want) failures.push(`document ${path}: want ${show(want)} got ${show(doc)}`);
-  }
-  return failures;
-}
-
-/** Runs one vector on one backend: `{skip}` or `{failures}`. */
-export async function runVector(AcpFs, vector, backend) {
-  if (!rangedVariants(vector).includes(backend.ranged)) return { skip: 'the vector pins the other read mode' };
-  const prepared = await backend.prepare(vector);
-  if (prepared.skip) return { skip: prepared.skip };
-  try {
-    const hooks = vector.hooks ?? {};
-    const changes = [];
-    let audits = 0;
-    const fs = new AcpFs({
-      ...(vector.options ?? {}),
-      storage: prepared.storage,
-      approveWrite: async () => hooks.approve ?? true,
-      onDocumentWrite: () => hooks.documentWrite ?? 'buffer',
-      onChange: (c) => changes.push(c),
-      onAudit: () => {
-        audits += 1;
-      },
-    });
-    for (const [id, s] of Object.entries(vector.sessions ?? DEFAULT_SESSIONS)) {
-      fs.openSession(id, { cwd: s.cwd, additionalDirectories: s.additionalDirectories ?? [] });
-    }
-    for (const [path, text] of Object.entries(vector.documents ?? {})) fs.documents.open(path, text);
-    const got = {};
-    if (typeof vector.raw === 'string') {
-      const reply = await fs.handle(vector.raw);
-      got.raw = reply === null ? null : JSON.parse(reply);
-    } else {
-      const { method, params } = vector.request;
-      const call = method === 'fs/read_text_file' ? fs.readTextFile : method === 'fs/write_text_file' ? fs.writeTextFile : null;
-      if (!call) return { failures: [`unknown method ${method}`] };
-      try {
-        got.result = await call(params ?? null);
-      } catch (e) {
-        if (e?.name !== 'AcpFsError') throw e;
-        got.error = e.toJsonRpc();
-      }
-      got.audit = audits;
-    }
-    got.change = changes.length ? changes[changes.length - 1] : null;
-    got.changes = changes.length;
-    return { failures: await check(vector, got, prepared, fs) };
-  } catch (e) {
-    return { failures: [`threw ${e?.stack ?? e}`] };
-  } finally {
-    await prepared.cleanup();
-  }
-}
+// Running every vector (one vector is run and checked by tests/shared/vectors.mjs).
 
 /**
  * Every vector on every backend. Returns `{passed, failed, skipped, failures: [..], skips: {reason: n}}`;
@@ -465,7 +272,7 @@ export async function runAll(AcpFs, vectors, backends, label) {
   if (selfTest.failures?.length === 1 && /result: want/.test(selfTest.failures[0])) out.passed += 1;
   else {
     out.failed += 1;
-    out.failures.push(`[${label}] the checker did not reject a wrong expectation: ${show(selfTest)}`);
+    out.failures.push(`[${label}] the checker did not reject a wrong expectation: ${JSON.stringify(selfTest)}`);
   }
   return out;
 }

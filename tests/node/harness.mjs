@@ -15,6 +15,21 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Volume } from 'memfs';
+import {
+  ancestors,
+  bytesOf,
+  DEFAULT_SESSIONS,
+  isFileContent,
+  isRoot,
+  parentOf,
+  rawParams,
+  storageTraits,
+  usesWindowsPaths,
+} from '../shared/vectors.mjs';
+
+// Running and checking are shared with the in-browser runner; these are re-exported for the
+// Node suites that import them from here.
+export { bytesOf, rangedVariants, runVector, subset, usesWindowsPaths } from '../shared/vectors.mjs';
 
 export const VECTOR_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'vectors');
 
@@ -27,22 +42,6 @@ export function loadVectors(dir = VECTOR_DIR) {
     for (const vector of list) out.push({ file, vector });
   }
   return out;
-}
-
-export function bytesOf(content) {
-  if (typeof content === 'string') return Buffer.from(content, 'utf8');
-  if (content && typeof content.hex === 'string') return Buffer.from(content.hex.replace(/\s+/g, ''), 'hex');
-  throw new TypeError(`not file content: ${JSON.stringify(content)}`);
-}
-
-const isFileContent = (c) => typeof c === 'string' || (c && typeof c === 'object' && 'hex' in c);
-const traitsOf = (v) => v.storage ?? {};
-const DEFAULT_SESSIONS = { s1: { cwd: '/project' } };
-
-/** Runs with ranged reads, whole-file reads, or both, as the vector's `storage.ranged` says. */
-export function rangedVariants(vector) {
-  const r = traitsOf(vector).ranged;
-  return r === true ? [true] : r === false ? [false] : [true, false];
 }
 
 function enoent(path, syscall) {
@@ -60,25 +59,6 @@ function eisdir(path, syscall) {
   e.syscall = syscall;
   e.path = path;
   return e;
-}
-
-// Storages see the engine's normalized paths: POSIX `/a/b`, drive `C:\\a\\b`, UNC `\\\\srv\\share\\a`.
-const WINDOWS_OR_UNC = /^(?:[A-Za-z]:|\\\\|\\)/;
-const isRoot = (p) => p === '/' || /^[A-Za-z]:\\?$/.test(p) || /^\\\\[^\\]+\\[^\\]+\\?$/.test(p);
-function parentOf(p) {
-  if (isRoot(p)) return p;
-  const sep = WINDOWS_OR_UNC.test(p) ? '\\' : '/';
-  const i = p.lastIndexOf(sep);
-  const parent = i <= 0 ? sep : p.slice(0, i);
-  return /^[A-Za-z]:$/.test(parent) ? `${parent}\\` : parent;
-}
-function ancestors(p) {
-  const out = [];
-  for (let d = parentOf(p); !out.includes(d); d = parentOf(d)) {
-    out.push(d);
-    if (isRoot(d)) break;
-  }
-  return out;
 }
 
 function enotdir(path, syscall) {
@@ -228,15 +208,6 @@ function climbsAboveRoot(path) {
   return false;
 }
 
-function rawParams(vector) {
-  if (typeof vector.raw !== 'string') return undefined;
-  try {
-    return JSON.parse(vector.raw)?.params;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Why a vector cannot run on a real temp dir, or undefined. */
 export function diskSkipReason(vector) {
   const params = vector.request?.params ?? rawParams(vector);
@@ -254,22 +225,6 @@ export function diskSkipReason(vector) {
     return '`..` climbs above `/`, which a temp-dir prefix would turn into a different path';
   }
   return undefined;
-}
-
-/** Whether a request, root or file uses a drive or UNC path. */
-export function usesWindowsPaths(vector) {
-  const params = vector.request?.params ?? rawParams(vector);
-  const path = params !== null && typeof params === 'object' ? params.path : undefined;
-  const sessions = vector.sessions ?? DEFAULT_SESSIONS;
-  const all = [
-    path,
-    ...Object.keys(vector.files ?? {}),
-    ...Object.keys(vector.documents ?? {}),
-    ...Object.values(sessions).flatMap((s) => [s.cwd, ...(s.additionalDirectories ?? [])]),
-    ...(vector.options?.roots ?? []),
-    ...(vector.options?.extraRoots ?? []),
-  ];
-  return all.some((p) => typeof p === 'string' && WINDOWS_OR_UNC.test(p));
 }
 
 /** The vector with every POSIX path under `prefix` (expectations included). */
@@ -354,16 +309,6 @@ export function makeTempDir(label = 'acpfs-') {
 // Backends: each `prepare(vector)` gives `{skip}` or
 // `{vector, storage, read(path), exists(path), cleanup()}` (storage undefined = native disk).
 
-function traitFlags(vector, ranged) {
-  const t = traitsOf(vector);
-  return {
-    ranged,
-    write: t.write !== false,
-    realpath: t.realpath !== false,
-    symlinks: t.symlinks !== false,
-  };
-}
-
 function memfsBackend(ranged) {
   return {
     name: `memfs ${ranged ? 'ranged' : 'whole'}`,
@@ -382,7 +327,7 @@ function memfsBackend(ranged) {
           special.add(path);
         } else throw new TypeError(`unknown file entry at ${path}`);
       }
-      const storage = memfsStorage(vol, special, traitFlags(vector, ranged));
+      const storage = memfsStorage(vol, special, storageTraits(vector, ranged));
       return {
         vector,
         storage,
@@ -410,7 +355,7 @@ function mapBackend(ranged) {
       if (files.some(([, c]) => c && typeof c === 'object' && 'symlink' in c)) {
         return { skip: 'the Map storage has no symlinks' };
       }
-      const flags = traitFlags(vector, ranged);
+      const flags = storageTraits(vector, ranged);
       const storage = new MapStorage(flags);
       for (const [path, c] of files) {
         if (isFileContent(c)) storage.put(path, bytesOf(c));
@@ -435,7 +380,7 @@ function diskBackend(name, ranged, makeStorage) {
     prepare(original) {
       const reason = diskSkipReason(original);
       if (reason) return { skip: reason };
-      const flags = traitFlags(original, ranged);
+      const flags = storageTraits(original, ranged);
       if (!makeStorage && (!flags.write || !flags.realpath || !flags.symlinks || !ranged)) {
         return { skip: 'the native disk storage always has every capability (write, symlinks, realpath, ranged reads)' };
       }
@@ -472,131 +417,6 @@ export const backends = {
 
 // ---------------------------------------------------------------------------------------------
 // Running and checking.
-
-/**
- * Runs one vector on one backend with `AcpFs` (the class a package exports). Resolves to
- * `{skip}` or `{backend, vector, got, failures}`; `got` is the observable outcome (see
- * `parityView` for comparing backends).
- */
-export async function runVector(AcpFs, original, backend) {
-  const variants = rangedVariants(original);
-  if (!variants.includes(backend.ranged)) {
-    return { skip: `the vector runs only with ${variants[0] ? 'ranged' : 'whole-file'} reads` };
-  }
-  const prepared = backend.prepare(original);
-  if (prepared.skip) return { skip: prepared.skip };
-  const { vector } = prepared;
-  try {
-    const hooks = vector.hooks ?? {};
-    const changes = [];
-    const audits = [];
-    const fs = new AcpFs({
-      ...(vector.options ?? {}),
-      storage: prepared.storage,
-      approveWrite: async () => hooks.approve ?? true,
-      onDocumentWrite: () => hooks.documentWrite ?? 'buffer',
-      onChange: (c) => changes.push(c),
-      onAudit: (a) => audits.push(a),
-    });
-    for (const [id, s] of Object.entries(vector.sessions ?? DEFAULT_SESSIONS)) {
-      fs.openSession(id, { cwd: s.cwd, additionalDirectories: s.additionalDirectories ?? [] });
-    }
-    for (const [path, text] of Object.entries(vector.documents ?? {})) fs.documents.open(path, text);
-
-    const got = {};
-    if (typeof vector.raw === 'string') {
-      const reply = await fs.handle(vector.raw);
-      got.raw = reply === null ? null : JSON.parse(reply);
-    } else {
-      const { method, params } = vector.request;
-      const call = method === 'fs/read_text_file' ? fs.readTextFile : method === 'fs/write_text_file' ? fs.writeTextFile : null;
-      assert.ok(call, `unknown method ${method}`);
-      try {
-        got.result = await call(params ?? null);
-      } catch (e) {
-        if (e?.name !== 'AcpFsError') throw e;
-        got.error = e.toJsonRpc();
-        got.errorCode = e.code;
-      }
-      got.audit = audits.length;
-    }
-    got.change = changes.length ? changes[changes.length - 1] : null;
-    got.changes = changes.length;
-    const failures = check(vector, got, prepared, fs);
-    return { backend: backend.name, vector, got, prefix: prepared.prefix, failures };
-  } finally {
-    prepared.cleanup();
-  }
-}
-
-/** Every key of `want` deep-equals the same key of `got`, recursively for objects. */
-export function subset(want, got) {
-  if (want !== null && typeof want === 'object' && !Array.isArray(want)) {
-    return got !== null && typeof got === 'object' && Object.entries(want).every(([k, w]) => k in got && subset(w, got[k]));
-  }
-  try {
-    assert.deepStrictEqual(got, want);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const show = (x) => JSON.stringify(x);
-const same = (a, b) => subset(a, b) && subset(b, a);
-
-function checkError(want, got, failures, label = 'error') {
-  if (!got) return failures.push(`${label}: want code ${want.code}, got no error`);
-  if (got.code !== want.code) failures.push(`${label}: code: want ${want.code} got ${got.code} (${show(got)})`);
-  if ('message' in want && got.message !== want.message) {
-    failures.push(`${label}: message: want ${show(want.message)} got ${show(got.message)}`);
-  }
-  if ('data' in want && !subset(want.data, got.data ?? null)) {
-    failures.push(`${label}: data: want ⊇ ${show(want.data)} got ${show(got.data)}`);
-  }
-}
-
-function check(vector, got, prepared, fs) {
-  const e = vector.expect ?? {};
-  const failures = [];
-  if ('raw' in e && !same(e.raw, got.raw)) failures.push(`raw reply: want ${show(e.raw)} got ${show(got.raw)}`);
-  if (e.rawError) {
-    const err = got.raw?.error;
-    checkError(e.rawError, err, failures, 'raw error');
-    if ('id' in e.rawError && got.raw?.id !== e.rawError.id) {
-      failures.push(`raw id: want ${show(e.rawError.id)} got ${show(got.raw?.id)}`);
-    }
-  }
-  if (!('raw' in vector)) {
-    if ('result' in e) {
-      if (got.error) failures.push(`want result ${show(e.result)}, got error ${show(got.error)}`);
-      else if (!same(e.result, got.result)) failures.push(`result: want ${show(e.result)} got ${show(got.result)}`);
-    }
-    if (e.error) {
-      if ('result' in got) failures.push(`want error ${show(e.error)}, got result ${show(got.result)}`);
-      else checkError(e.error, got.error, failures);
-    }
-    if (got.audit !== 1) failures.push(`want one audit event, got ${got.audit}`);
-  }
-  if ('change' in e && !same(e.change, got.change)) {
-    failures.push(`change: want ${show(e.change)} got ${show(got.change)}`);
-  }
-  if (got.changes > 1) failures.push(`one request gave ${got.changes} change records`);
-  for (const [path, want] of Object.entries(e.files ?? {})) {
-    const bytes = prepared.read(path);
-    if (bytes === null || !Buffer.from(bytes).equals(bytesOf(want))) {
-      failures.push(`file ${path}: want ${show(bytesOf(want).toString())} got ${bytes === null ? 'none' : show(Buffer.from(bytes).toString())}`);
-    }
-  }
-  for (const path of e.absent ?? []) {
-    if (prepared.exists(path)) failures.push(`${path} must not exist`);
-  }
-  for (const [path, want] of Object.entries(e.documents ?? {})) {
-    const doc = fs.documents.get(path);
-    if (doc !== want) failures.push(`document ${path}: want ${show(want)} got ${show(doc)}`);
-  }
-  return failures;
-}
 
 /**
  * What must be identical across backends: the answer (with the temp-dir prefix taken out) and the

@@ -8,46 +8,22 @@ import { memfs } from 'memfs';
 import { nodeToFsa } from 'memfs/lib/node-to-fsa/index.js';
 import { fs as zenfs, InMemory, mount, resolveMountConfigSync, umount } from '@zenfs/core';
 import { fromMemfs, fromOPFS, fromZenFS, overlay } from '../../npm/adapters/index.mjs';
-import { backends, bytesOf, rangedVariants, usesWindowsPaths } from './harness.mjs';
-
-const isFileContent = (c) => typeof c === 'string' || (c && typeof c === 'object' && 'hex' in c);
-const entries = (vector) => Object.entries(vector.files ?? {});
-const hasSymlinks = (vector) => entries(vector).some(([, c]) => c && typeof c === 'object' && 'symlink' in c);
-const hasSpecial = (vector) => entries(vector).some(([, c]) => c && typeof c === 'object' && c.special);
-
-function flags(vector, ranged) {
-  const t = vector.storage ?? {};
-  return { ranged, write: t.write !== false, realpath: t.realpath !== false, symlinks: t.symlinks !== false };
-}
-
-/**
- * The vector's storage traits on an adapter's storage: methods are left out, never faked; "has
- * symlinks it cannot resolve" is a capability override, as in the harness's Map storage.
- */
-function withTraits(storage, { ranged, write, realpath, symlinks }) {
-  const out = { ...storage };
-  if (!ranged) {
-    delete out.readRange;
-    delete out.open;
-  }
-  if (!write) {
-    delete out.writeFile;
-    delete out.mkdir;
-  }
-  if (!symlinks) {
-    delete out.lstat;
-    delete out.realpath;
-  }
-  if (!realpath) {
-    delete out.realpath;
-    out.capabilities = { ...(out.capabilities ?? {}), symlinks: 'unresolvable' };
-  }
-  return out;
-}
+import {
+  bytesOf,
+  fileEntries,
+  hasSpecial,
+  hasSymlinks,
+  isFileContent,
+  rangedVariants,
+  storageTraits,
+  usesWindowsPaths,
+  withTraits,
+} from '../shared/vectors.mjs';
+import { backends } from './harness.mjs';
 
 /** Lays the vector's files out with Node-style sync calls (memfs and ZenFS alike). */
 function layOut(fs, vector) {
-  for (const [path, c] of entries(vector)) {
+  for (const [path, c] of fileEntries(vector)) {
     fs.mkdirSync(dirname(path), { recursive: true });
     if (isFileContent(c)) fs.writeFileSync(path, bytesOf(c));
     else if (c.symlink !== undefined) fs.symlinkSync(c.symlink, path);
@@ -95,7 +71,7 @@ function requestPath(vector) {
 function goesBelowAFile(vector) {
   const path = requestPath(vector);
   if (path === undefined || !path.startsWith('/')) return false;
-  const files = new Set(entries(vector).flatMap(([p, c]) => (isFileContent(c) ? [p] : [])));
+  const files = new Set(fileEntries(vector).flatMap(([p, c]) => (isFileContent(c) ? [p] : [])));
   const names = parts(path);
   return names.some((_, i) => i < names.length - 1 && files.has(`/${names.slice(0, i + 1).join('/')}`));
 }
@@ -161,7 +137,7 @@ function zenfsPromisesBackend(ranged) {
           writeFile: (path, data) => p.writeFile(path, data),
           mkdir: (path, options) => p.mkdir(path, options),
         },
-        flags(vector, ranged),
+        storageTraits(vector, ranged),
       );
       return { vector, storage, ...syncFsView(fs) };
     },
@@ -175,7 +151,7 @@ function adapterBackend(name, ranged, make) {
     prepare(vector) {
       if (usesWindowsPaths(vector)) return { skip: POSIX_ONLY(name) };
       if (hasSpecial(vector)) return { skip: NO_SPECIAL(name) };
-      return make(vector, flags(vector, ranged));
+      return make(vector, storageTraits(vector, ranged));
     },
   };
 }

@@ -1,0 +1,237 @@
+// Running and checking the behaviour vectors (tests/vectors/README.md), shared by the Node
+// harness (tests/node/harness.mjs) and the in-browser runner (tests/browser/vector-runner.mjs):
+// no Node APIs and no Buffer, so pages and workers import it as it is. Storages are the callers'
+// business; this module decides what a vector expects and whether a run met it.
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+export const DEFAULT_SESSIONS = { s1: { cwd: '/project' } };
+
+// Storages see the engine's normalized paths: POSIX `/a/b`, drive `C:\\a\\b`, UNC `\\\\srv\\share\\a`.
+export const WINDOWS_OR_UNC = /^(?:[A-Za-z]:|\\\\|\\)/;
+export const isRoot = (p) => p === '/' || /^[A-Za-z]:\\?$/.test(p) || /^\\\\[^\\]+\\[^\\]+\\?$/.test(p);
+
+export function parentOf(p) {
+  if (isRoot(p)) return p;
+  const sep = WINDOWS_OR_UNC.test(p) ? '\\' : '/';
+  const i = p.lastIndexOf(sep);
+  const parent = i <= 0 ? sep : p.slice(0, i);
+  return /^[A-Za-z]:$/.test(parent) ? `${parent}\\` : parent;
+}
+
+/** The directories above `p`, nearest first, up to its root. */
+export function ancestors(p) {
+  const out = [];
+  for (let d = parentOf(p); !out.includes(d); d = parentOf(d)) {
+    out.push(d);
+    if (isRoot(d)) break;
+  }
+  return out;
+}
+
+export const isFileContent = (c) => typeof c === 'string' || (c && typeof c === 'object' && 'hex' in c);
+/** The vector's `files` as `[path, content]` pairs. */
+export const fileEntries = (vector) => Object.entries(vector.files ?? {});
+/** Whether the vector's files include a symlink / a non-regular file. */
+export const hasSymlinks = (vector) => fileEntries(vector).some(([, c]) => c && typeof c === 'object' && 'symlink' in c);
+export const hasSpecial = (vector) => fileEntries(vector).some(([, c]) => c && typeof c === 'object' && c.special);
+
+/** A vector's file content (a string = its UTF-8 bytes, or `{hex}`) as bytes. */
+export function bytesOf(content) {
+  if (typeof content === 'string') return enc.encode(content);
+  if (content && typeof content.hex === 'string') {
+    const hex = content.hex.replace(/\s+/g, '');
+    const out = new Uint8Array(hex.length / 2);
+    for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+    return out;
+  }
+  throw new TypeError(`not file content: ${JSON.stringify(content)}`);
+}
+
+/** The params of a `raw` vector's message, if it has readable ones. */
+export function rawParams(vector) {
+  if (typeof vector.raw !== 'string') return undefined;
+  try {
+    return JSON.parse(vector.raw)?.params;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the vector is about drive or UNC paths (POSIX file systems cannot hold them). */
+export function usesWindowsPaths(vector) {
+  const params = vector.request?.params ?? rawParams(vector);
+  const path = params !== null && typeof params === 'object' ? params.path : undefined;
+  const sessions = vector.sessions ?? DEFAULT_SESSIONS;
+  return [
+    path,
+    ...Object.keys(vector.files ?? {}),
+    ...Object.keys(vector.documents ?? {}),
+    ...Object.values(sessions).flatMap((s) => [s.cwd, ...(s.additionalDirectories ?? [])]),
+    ...(vector.options?.roots ?? []),
+    ...(vector.options?.extraRoots ?? []),
+  ].some((p) => typeof p === 'string' && WINDOWS_OR_UNC.test(p));
+}
+
+/** The read modes a vector runs under: both unless it pins one (`storage.ranged`). */
+export function rangedVariants(vector) {
+  const r = vector.storage?.ranged;
+  return r === true ? [true] : r === false ? [false] : [true, false];
+}
+
+/** What the vector asks of the storage (`storage` in the vector), for one read mode. */
+export function storageTraits(vector, ranged) {
+  const t = vector.storage ?? {};
+  return { ranged, write: t.write !== false, realpath: t.realpath !== false, symlinks: t.symlinks !== false };
+}
+
+/** A storage's methods cut to the vector's traits (left out, never faked). */
+export function withTraits(storage, { ranged, write, realpath, symlinks }) {
+  const out = { ...storage };
+  if (!ranged) {
+    delete out.readRange;
+    delete out.open;
+  }
+  if (!write) {
+    delete out.writeFile;
+    delete out.mkdir;
+  }
+  if (!symlinks) {
+    delete out.lstat;
+    delete out.realpath;
+  }
+  if (!realpath) {
+    delete out.realpath;
+    out.capabilities = { ...(out.capabilities ?? {}), symlinks: 'unresolvable' };
+  }
+  return out;
+}
+
+function deepEqual(a, b) {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return Number.isNaN(a) && Number.isNaN(b);
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual(a[k], b[k]));
+}
+
+/** Every key of `want` deep-equals the same key of `got`, recursively for objects. */
+export function subset(want, got) {
+  if (want !== null && typeof want === 'object' && !Array.isArray(want)) {
+    return got !== null && typeof got === 'object' && Object.entries(want).every(([k, w]) => k in got && subset(w, got[k]));
+  }
+  return deepEqual(want, got);
+}
+
+const show = (x) => JSON.stringify(x);
+const same = (a, b) => subset(a, b) && subset(b, a);
+const sameBytes = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+function checkError(want, got, failures, label = 'error') {
+  if (!got) return failures.push(`${label}: want code ${want.code}, got no error`);
+  if (got.code !== want.code) failures.push(`${label}: code: want ${want.code} got ${got.code} (${show(got)})`);
+  if ('message' in want && got.message !== want.message) {
+    failures.push(`${label}: message: want ${show(want.message)} got ${show(got.message)}`);
+  }
+  if ('data' in want && !subset(want.data, got.data ?? null)) {
+    failures.push(`${label}: data: want ⊇ ${show(want.data)} got ${show(got.data)}`);
+  }
+}
+
+/** What the run did against what the vector expects: a list of failures (empty = met). */
+async function check(vector, got, prepared, fs) {
+  const e = vector.expect ?? {};
+  const failures = [];
+  if ('raw' in e && !same(e.raw, got.raw)) failures.push(`raw reply: want ${show(e.raw)} got ${show(got.raw)}`);
+  if (e.rawError) {
+    checkError(e.rawError, got.raw?.error, failures, 'raw error');
+    if ('id' in e.rawError && got.raw?.id !== e.rawError.id) failures.push(`raw id: want ${show(e.rawError.id)} got ${show(got.raw?.id)}`);
+  }
+  if (!('raw' in vector)) {
+    if ('result' in e) {
+      if (got.error) failures.push(`want result ${show(e.result)}, got error ${show(got.error)}`);
+      else if (!same(e.result, got.result)) failures.push(`result: want ${show(e.result)} got ${show(got.result)}`);
+    }
+    if (e.error) {
+      if ('result' in got) failures.push(`want error ${show(e.error)}, got result ${show(got.result)}`);
+      else checkError(e.error, got.error, failures);
+    }
+    if (got.audit !== 1) failures.push(`want one audit event, got ${got.audit}`);
+  }
+  if ('change' in e && !same(e.change, got.change)) failures.push(`change: want ${show(e.change)} got ${show(got.change)}`);
+  if (got.changes > 1) failures.push(`one request gave ${got.changes} change records`);
+  for (const [path, want] of Object.entries(e.files ?? {})) {
+    const bytes = await prepared.read(path);
+    if (bytes === null || !sameBytes(bytes, bytesOf(want))) {
+      failures.push(`file ${path}: want ${show(dec.decode(bytesOf(want)))} got ${bytes === null ? 'none' : show(dec.decode(bytes))}`);
+    }
+  }
+  for (const path of e.absent ?? []) if (await prepared.exists(path)) failures.push(`${path} must not exist`);
+  for (const [path, want] of Object.entries(e.documents ?? {})) {
+    const doc = fs.documents.get(path);
+    if (doc !== want) failures.push(`document ${path}: want ${show(want)} got ${show(doc)}`);
+  }
+  return failures;
+}
+
+/**
+ * Runs one vector on one backend with `AcpFs` (the class a package exports). A backend is
+ * `{name, ranged, prepare(vector)}`; `prepare` (sync or async) gives `{storage, read(path),
+ * exists(path), cleanup()}`, or `{skip: reason}`, and may rewrite the vector it runs as
+ * `vector` (the disk backends prefix every path with a temp dir, reported as `prefix`).
+ * Resolves to `{skip}` or `{backend, vector, got, prefix, failures}`.
+ */
+export async function runVector(AcpFs, original, backend) {
+  const variants = rangedVariants(original);
+  if (!variants.includes(backend.ranged)) {
+    return { skip: `the vector runs only with ${variants[0] ? 'ranged' : 'whole-file'} reads` };
+  }
+  const prepared = await backend.prepare(original);
+  if (prepared.skip) return { skip: prepared.skip };
+  const vector = prepared.vector ?? original;
+  const ran = { backend: backend.name, vector, prefix: prepared.prefix };
+  try {
+    const hooks = vector.hooks ?? {};
+    const changes = [];
+    let audits = 0;
+    const fs = new AcpFs({
+      ...(vector.options ?? {}),
+      storage: prepared.storage,
+      approveWrite: async () => hooks.approve ?? true,
+      onDocumentWrite: () => hooks.documentWrite ?? 'buffer',
+      onChange: (c) => changes.push(c),
+      onAudit: () => {
+        audits += 1;
+      },
+    });
+    for (const [id, s] of Object.entries(vector.sessions ?? DEFAULT_SESSIONS)) {
+      fs.openSession(id, { cwd: s.cwd, additionalDirectories: s.additionalDirectories ?? [] });
+    }
+    for (const [path, text] of Object.entries(vector.documents ?? {})) fs.documents.open(path, text);
+    const got = {};
+    if (typeof vector.raw === 'string') {
+      const reply = await fs.handle(vector.raw);
+      got.raw = reply === null ? null : JSON.parse(reply);
+    } else {
+      const { method, params } = vector.request;
+      const call = method === 'fs/read_text_file' ? fs.readTextFile : method === 'fs/write_text_file' ? fs.writeTextFile : null;
+      if (!call) return { ...ran, got, failures: [`unknown method ${method}`] };
+      try {
+        got.result = await call(params ?? null);
+      } catch (e) {
+        if (e?.name !== 'AcpFsError') throw e;
+        got.error = e.toJsonRpc();
+      }
+      got.audit = audits;
+    }
+    got.change = changes.length ? changes[changes.length - 1] : null;
+    got.changes = changes.length;
+    return { ...ran, got, failures: await check(vector, got, prepared, fs) };
+  } catch (e) {
+    return { ...ran, got: {}, failures: [`threw ${e?.stack ?? e}`] };
+  } finally {
+    await prepared.cleanup();
+  }
+}
