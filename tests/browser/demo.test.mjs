@@ -6,11 +6,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launch } from './chromium.mjs';
 import { startDemoServer } from '../../scripts/serve-demo.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -18,16 +17,6 @@ const OUT = path.join(repo, 'out');
 const WAIT = { timeout: 60_000 };
 const P = '/project';
 
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 function sh(cmd, args) {
   return new Promise((resolve, reject) => {
@@ -48,15 +37,9 @@ test('browser demo: scripted agent, approvals, overlay, errors, undo, save', asy
 
   const server = await startDemoServer({ port: 0 });
   t.after(() => server.close());
-  const profile = await mkdtemp(path.join(tmpdir(), 'acp-fs-demo-chromium-'));
-  t.after(() => rm(profile, { recursive: true, force: true }));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: CHROMIUM_ARGS,
-    viewport: { width: 1500, height: 1000 },
-  });
-  t.after(() => context.close());
+  const browser = await launch({ viewport: { width: 1500, height: 1000 } });
+  t.after(() => browser.close());
+  const { context } = browser;
 
   const page = context.pages()[0] ?? (await context.newPage());
   const consoleErrors = [];

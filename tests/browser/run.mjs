@@ -9,25 +9,13 @@
 //   scripts/build-wasm.sh && node tests/browser/run.mjs
 
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import * as esbuild from 'esbuild';
-import { chromium } from 'playwright-core';
+import { launch } from './chromium.mjs';
 import { ROOT, serve } from './server.mjs';
 
 const OUT = join(ROOT, 'out', 'browser');
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 // A hang guard for a run that normally takes seconds, not a timed assertion.
 const HANG_GUARD_MS = 10 * 60 * 1000;
 
@@ -69,18 +57,7 @@ export async function buildBundles() {
   };
 }
 
-/** Chromium with a fresh profile; resolves to `{context, close()}`. */
-export async function launch() {
-  const profile = mkdtempSync(join(tmpdir(), 'acpfs-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS });
-  return {
-    context,
-    close: async () => {
-      await context.close();
-      rmSync(profile, { recursive: true, force: true });
-    },
-  };
-}
+export { launch } from './chromium.mjs';
 
 function watchErrors(page, errors, where) {
   page.on('console', (m) => {
