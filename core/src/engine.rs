@@ -146,6 +146,11 @@ impl Shared {
         read_lock(&self.documents).get(path.as_str()).cloned()
     }
 
+    /// Every open document, by the name the host opened it under.
+    pub fn documents(&self) -> Vec<(AbsPath, Arc<str>)> {
+        read_lock(&self.documents).iter().filter_map(|(k, v)| Some((AbsPath::parse(k).ok()?, v.clone()))).collect()
+    }
+
     pub fn set_document(&self, path: &AbsPath, text: &str) {
         write_lock(&self.documents).insert(path.as_str().to_owned(), Arc::from(text));
     }

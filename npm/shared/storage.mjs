@@ -53,17 +53,25 @@ function metadata(stats) {
         ? 'directory'
         : 'other';
   const size = Number(stats?.size ?? 0);
-  return { metadata: { kind, size: Number.isFinite(size) && size >= 0 ? size : 0 } };
+  const links = Number(stats?.nlink ?? 1);
+  return {
+    metadata: {
+      kind,
+      size: Number.isFinite(size) && size >= 0 ? size : 0,
+      links: Number.isFinite(links) && links >= 1 ? links : 1,
+    },
+  };
 }
 
 /**
- * Performs the storage ios of one operation. Keeps one read handle per path open across the
- * chunks of a window (opening per chunk would cost more than the read), closed by `close()`.
+ * Performs the storage ios of one operation. Every file the engine opens is one entry, read by
+ * number until the operation ends (`closeAll()`): one open file per read, and opening per chunk
+ * would cost more than the read.
  */
 export class StorageSession {
   constructor(storage) {
     this.storage = storage;
-    this.handles = new Map();
+    this.files = [];
   }
 
   /** Performs `io`; resolves to `{answer, bytes?}`. Throws what the storage threw. */
@@ -81,8 +89,10 @@ export class StorageSession {
       }
       case 'readAll':
         return { answer: { bytes: true }, bytes: toBytes(await s.readFile(io.path)) };
-      case 'readRange':
-        return { answer: { bytes: true }, bytes: await this.readRange(io.path, io.offset, io.length) };
+      case 'open':
+        return { answer: await this.open(io.path) };
+      case 'readAt':
+        return { answer: { bytes: true }, bytes: await this.readAt(io.file, io.offset, io.length) };
       case 'makeDirs':
         await this.closeAll();
         await s.mkdir(io.path, { recursive: true });
@@ -96,14 +106,22 @@ export class StorageSession {
     }
   }
 
-  async readRange(path, offset, length) {
+  /** Opens the checked path: a handle where the storage has `open`, else the path itself. */
+  async open(path) {
     const s = this.storage;
-    if (has(s, 'readRange')) return toBytes(await s.readRange(path, offset, length));
-    let handle = this.handles.get(path);
-    if (handle === undefined) {
-      handle = await s.open(path, 'r');
-      this.handles.set(path, handle);
-    }
+    let meta = { metadata: { kind: 'file', size: 0, links: 1 } };
+    // Non-regular files are refused before they are opened (a FIFO could block forever).
+    if (has(s, 'stat') || has(s, 'lstat')) meta = metadata(await (has(s, 'stat') ? s.stat(path) : s.lstat(path)));
+    if (meta.metadata.kind !== 'file') return meta;
+    const entry = has(s, 'readRange') ? { path } : { handle: await s.open(path, 'r') };
+    this.files.push(entry);
+    return { file: this.files.length - 1, ...meta };
+  }
+
+  async readAt(file, offset, length) {
+    const entry = this.files[file];
+    if (entry === undefined) throw new TypeError(`the operation has no open file ${file}`);
+    if (entry.handle === undefined) return toBytes(await this.storage.readRange(entry.path, offset, length));
     // One buffer per operation: the engine copies each answer before asking for the next
     // chunk, so reusing it keeps a long window from leaving a megabyte of garbage per chunk.
     if (this.scratch === undefined || this.scratch.length < length) this.scratch = new Uint8Array(length);
@@ -111,7 +129,7 @@ export class StorageSession {
     let filled = 0;
     // A FileHandle may return short reads before the end; the engine reads "fewer only at EOF".
     while (filled < length) {
-      const { bytesRead } = await handle.read(buffer, filled, length - filled, offset + filled);
+      const { bytesRead } = await entry.handle.read(buffer, filled, length - filled, offset + filled);
       if (!bytesRead) break;
       filled += bytesRead;
     }
@@ -120,8 +138,8 @@ export class StorageSession {
 
   /** Closes every handle; never throws (a close failure cannot change what was read). */
   async closeAll() {
-    const handles = [...this.handles.values()];
-    this.handles.clear();
+    const handles = this.files.map((f) => f.handle).filter((h) => h !== undefined);
+    this.files = [];
     await Promise.all(handles.map((h) => Promise.resolve().then(() => h.close?.()).catch(() => {})));
   }
 }
