@@ -120,6 +120,7 @@ RULES = [
     ("81.limits-inclusive", "§8.1", "`maxReadBytes` and `maxWriteBytes` are inclusive: content of exactly the limit is served/written"),
     ("81.max-write-measure", "§8.1", "`maxWriteBytes` counts the UTF-8 bytes of `content` as sent"),
     ("81.doc-max-read", "§8.1", "Open documents obey `maxReadBytes` like files"),
+    ("81.write-nul", "§8.1", "A write whose text (after a leading U+FEFF) has a NUL in its first 8 KiB is `-32602` field `content`: reads would refuse the file as `binary_file`"),
     ("81.bom-write", "§8.1", "BOM on write: a leading U+FEFF in `content` is the BOM (new file: written as a BOM; existing file without one: dropped); `newText` never starts with U+FEFF"),
     ("81.change-path", "§8.1", "Change records name the requested (normalized) path, also through a symlink"),
     ("81.doc-no-file", "§8.1", "A buffer-mode write to an open document with no file in storage: `created: false`, `oldText` = the buffer"),

@@ -472,6 +472,35 @@ def writes():
           options=NP, files=F, request=write("/project/./nodir/../nodir2//x.txt", "x"),
           expect={**not_found("/project/nodir2/x.txt"), "absent": ["/project/nodir2"]}),
     ]
+    nul = "§8.1 a write must not create what reads refuse: a NUL in the first 8 KiB of the text after a leading U+FEFF is -32602 field content"
+    N = "/project/n.txt"
+    head = "a" * 8191
+    v += [
+        V("write-nul-at-byte-0-refused", nul, ["81.write-nul", "4.nul"],
+          files=F, request=write(N, "\u0000abc"), expect={**invalid("content"), "absent": [N], "change": None}),
+        V("write-nul-at-byte-8191-refused", nul + " (the last byte of the head)", ["81.write-nul"],
+          files=F, request=write(N, head + "\u0000"), expect={**invalid("content"), "absent": [N], "change": None}),
+        V("write-nul-at-byte-8192-written", nul + " (a NUL after the head is text, as reads say)", ["81.write-nul"],
+          files=F, request=write(N, head + "a\u0000z"),
+          expect={**OK_WRITE, "files": {N: head + "a\u0000z"}, "change": change(N, None, head + "a\u0000z")}),
+        V("write-nul-existing-file-unchanged", nul + " (an existing file is left as it was)", ["81.write-nul"],
+          files=F, request=write(A, "x\u0000"), expect={**invalid("content"), "files": {A: "alpha\n"}, "change": None}),
+        V("write-nul-after-bom-refused", nul + " (right after a BOM)", ["81.write-nul", "81.bom-write"],
+          files=F, request=write(N, "\ufeff\u0000"), expect={**invalid("content"), "absent": [N]}),
+        V("write-nul-after-dropped-bom-refused", nul + " (byte 8194 as sent, 8191 once the BOM is dropped for a file without one)", ["81.write-nul", "81.bom-write"],
+          files=F, request=write(A, "\ufeff" + head + "\u0000"), expect={**invalid("content"), "files": {A: "alpha\n"}}),
+        V("write-nul-into-bom-file-refused", nul + " (a BOM'd file: the BOM is part of the sniffed head)", ["81.write-nul"],
+          files={**F, "/project/bom.txt": hexb(BOM + b"x")}, request=write("/project/bom.txt", "a" * 8188 + "\u0000"),
+          expect={**invalid("content"), "files": {"/project/bom.txt": hexb(BOM + b"x")}}),
+        V("write-nul-after-bom-past-head-written", nul + " (BOM then 8192 bytes: the NUL is past the head)", ["81.write-nul", "81.bom-write"],
+          files=F, request=write(N, "\ufeff" + head + "a\u0000"),
+          expect={**OK_WRITE, "files": {N: hexb(BOM + (head + "a\u0000").encode())}}),
+        V("write-nul-into-utf16-file-refused", nul + " (decided before the target is known, so also for a UTF-16 file)", ["81.write-nul"],
+          files={**F, "/project/u16.txt": hexb(u16le("x"))}, request=write("/project/u16.txt", "a\u0000"),
+          expect={**invalid("content"), "files": {"/project/u16.txt": hexb(u16le("x"))}}),
+        V("write-nul-lenient-still-refused", nul + "; lenientParams relaxes optional fields only", ["81.write-nul", "8.required-strict"],
+          options={"lenientParams": True}, files=F, request=write(N, "\u0000"), expect={**invalid("content"), "absent": [N]}),
+    ]
     return v
 
 
