@@ -137,7 +137,9 @@ RULES = [
     ("81.raw-cancel", "§8.1", "Raw: `$/cancel_request` is not answered by `handle()`"),
     ("81.raw-other-method", "§8.1", "Raw: a message with another method is not ours whatever else is wrong with it"),
     ("81.raw-invalid-id", "§8.1", "Raw: a `-32600` answer carries the request's id when that id is valid, else `null`"),
-    ("81.raw-lone-surrogate", "§8.1", "Raw: a lone surrogate escape (`\"\\ud800\"`) is `-32700`, never silently replaced"),
+    ("81.raw-lone-surrogate", "§8.1", "Raw: a lone surrogate escape (`\"\\ud800\"`) inside `params` is `-32602` naming the top-level params member, id echoed; in the id itself `-32700` with id `null`; never silently replaced"),
+    ("81.raw-lone-surrogate-envelope", "§8.1", "Raw: a lone surrogate escape elsewhere in a request (another member, a member's name, the method) is `-32600`, id echoed"),
+    ("81.raw-number-range", "§8.1", "Raw: a number beyond f64's range (`1e400`, 400 digits) is judged like any too-large number: `-32602` naming the field (strict) or absent (lenient), id echoed; params nested too deep is `-32602` naming the member"),
     ("81.js-lone-surrogate", "§8.1", "JS API: a lone surrogate in a string param is `-32602` naming the field"),
 ]
 
