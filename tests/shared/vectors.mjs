@@ -31,11 +31,33 @@ export function ancestors(p) {
 }
 
 export const isFileContent = (c) => typeof c === 'string' || (c && typeof c === 'object' && 'hex' in c);
-/** The vector's `files` as `[path, content]` pairs. */
-export const fileEntries = (vector) => Object.entries(vector.files ?? {});
-/** Whether the vector's files include a symlink / a non-regular file. */
+/** A `{"hardlink": "<existing file>"}` entry: another name of a file of the vector. */
+export const isHardlink = (c) => c !== null && typeof c === 'object' && typeof c.hardlink === 'string';
+
+/**
+ * The vector's `files` as `[path, content]` pairs, in an order they can be made in: key order,
+ * except that a hard link comes after the file it names (a link to a link after that link), so a
+ * runner that makes them one by one never links to a name not made yet. A link whose target is
+ * never made stays last, for the runner to fail on.
+ */
+export function fileEntries(vector) {
+  const entries = Object.entries(vector.files ?? {});
+  const out = entries.filter(([, c]) => !isHardlink(c));
+  let links = entries.filter(([, c]) => isHardlink(c));
+  const made = new Set(out.map(([p]) => p));
+  while (links.length) {
+    const ready = links.filter(([, c]) => made.has(c.hardlink));
+    if (!ready.length) break;
+    for (const [p] of ready) made.add(p);
+    out.push(...ready);
+    links = links.filter((e) => !ready.includes(e));
+  }
+  return out.concat(links);
+}
+/** Whether the vector's files include a symlink / a non-regular file / a hard link. */
 export const hasSymlinks = (vector) => fileEntries(vector).some(([, c]) => c && typeof c === 'object' && 'symlink' in c);
 export const hasSpecial = (vector) => fileEntries(vector).some(([, c]) => c && typeof c === 'object' && c.special);
+export const hasHardlinks = (vector) => fileEntries(vector).some(([, c]) => isHardlink(c));
 
 /** A vector's file content (a string = its UTF-8 bytes, or `{hex}`) as bytes. */
 export function bytesOf(content) {
