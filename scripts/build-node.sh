@@ -18,8 +18,22 @@ node_modules/.bin/napi build --platform $release \
 rm -rf "$pkg/shared"
 mkdir -p "$pkg/shared"
 cp npm/shared/*.mjs "$pkg/shared/"
-node_modules/.bin/esbuild npm/shared/driver.mjs --bundle --format=cjs --platform=node \
+node_modules/.bin/esbuild "$pkg/src/driver-cjs.mjs" --bundle --format=cjs --platform=node \
   --target=node20 --log-level=warning --outfile="$pkg/shared/driver.cjs"
+
+# The wasm fallback: @acp-fs/wasm's module (built by scripts/build-wasm.sh) and its guarded engine,
+# carried inside this package as one CommonJS file plus the .wasm, so it loads synchronously from
+# both entries and needs no second package.
+wasm_pkg=npm/wasm/pkg
+if [ ! -f "$wasm_pkg/acp_fs_wasm_bg.wasm" ]; then
+  echo "build-node: $wasm_pkg missing: run scripts/build-wasm.sh first (the wasm fallback carries it)" >&2
+  exit 1
+fi
+rm -rf "$pkg/wasm"
+mkdir -p "$pkg/wasm"
+node_modules/.bin/esbuild "$pkg/src/wasm-engine.mjs" --bundle --format=cjs --platform=node \
+  --target=node20 --log-level=error --outfile="$pkg/wasm/engine.cjs"
+cp "$wasm_pkg/acp_fs_wasm_bg.wasm" "$pkg/wasm/"
 
 # One hand-written declaration file serves both module systems (and both packages).
 cp npm/types/acp-fs.d.ts "$pkg/index.d.mts"

@@ -223,10 +223,12 @@ function notify(hook, arg, what) {
 
 /**
  * Builds the `AcpFs` class over a binding.
- * @param {{Engine: Function, nativeDisk?: boolean | {caps?: object}}} binding
+ * @param {{Engine: Function, nativeDisk?: boolean | {caps?: object}, defaultStorage?: () => object}} binding
  *   `nativeDisk`: the binding's operations have `runOnDisk`, so `storage` may be omitted.
+ *   `defaultStorage`: otherwise, the JS storage an omitted `storage` means (@acp-fs/node's wasm
+ *   fallback: the local disk through node:fs), made once per instance.
  */
-export function createAcpFs({ Engine, nativeDisk } = {}) {
+export function createAcpFs({ Engine, nativeDisk, defaultStorage } = {}) {
   if (typeof Engine !== 'function') throw new TypeError('createAcpFs needs the binding Engine class');
   const nativeCaps = nativeDisk
     ? {
@@ -276,7 +278,10 @@ export function createAcpFs({ Engine, nativeDisk } = {}) {
 
     constructor(options = {}) {
       if (options === null || typeof options !== 'object') throw new TypeError('AcpFs options must be an object');
-      const { storage } = options;
+      let { storage } = options;
+      if ((storage === undefined || storage === null) && !nativeCaps && typeof defaultStorage === 'function') {
+        storage = defaultStorage();
+      }
       let caps;
       if (storage === undefined || storage === null) {
         if (!nativeCaps) {

@@ -8,7 +8,7 @@ import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as acp from '@agentclientprotocol/sdk';
-import { AcpFs, acpClientHandlers } from '../../npm/node/index.mjs';
+import { AcpFs, acpClientHandlers } from './node-package.mjs';
 import { makeTempDir } from './harness.mjs';
 
 /** An in-memory byte pipe pair carrying newline-delimited JSON, as over stdio. */

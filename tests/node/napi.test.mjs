@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test, after } from 'node:test';
-import { AcpFs } from '../../npm/node/index.mjs';
+import { AcpFs } from './node-package.mjs';
 import { fileEntries } from '../shared/vectors.mjs';
 import { backends, loadVectors, parityView, runVector } from './harness.mjs';
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { AcpFs } from '../../npm/node/index.mjs';
+import { AcpFs } from './node-package.mjs';
 import { makeTempDir } from './harness.mjs';
 
 describe('@acp-fs/node on the native disk', () => {

@@ -17,18 +17,23 @@ import { Engine as WasmEngine } from '../../npm/wasm/lib/api.mjs';
 import { loadVectors, runVector } from './harness.mjs';
 import { wasmBackends } from './wasm-backends.mjs';
 
-const NODE_PKG = join(fileURLToPath(import.meta.url), '..', '..', '..', 'npm', 'node');
+// As tests/node/node-package.mjs decides (imported only once the package is known to load).
+const NODE_PKG_DIR = process.env.ACP_FS_NODE_PKG ?? join(fileURLToPath(import.meta.url), '..', '..', '..', 'npm', 'node');
 
-/** The N-API package, or why it cannot be loaded. */
+/** The N-API package (or its wasm fallback, under ACP_FS_FORCE_WASM=1), or why it cannot be loaded. */
 async function loadNode() {
-  const addons = nodeFs.existsSync(NODE_PKG) ? nodeFs.readdirSync(NODE_PKG).filter((f) => f.endsWith('.node')) : [];
-  if (!addons.length) return { skip: `the N-API addon is not built (no npm/node/*.node): run the @acp-fs/node build first` };
+  const forced = process.env.ACP_FS_FORCE_WASM === '1';
+  const addons = nodeFs.existsSync(NODE_PKG_DIR) ? nodeFs.readdirSync(NODE_PKG_DIR).filter((f) => f.endsWith('.node')) : [];
+  if (!addons.length && !forced && !process.env.ACP_FS_NODE_PKG) {
+    return { skip: `the N-API addon is not built (no npm/node/*.node): run the @acp-fs/node build first` };
+  }
   try {
-    const mod = await import('../../npm/node/index.mjs');
-    const { Engine } = createRequire(import.meta.url)(join(NODE_PKG, 'binding.js'));
+    const mod = await import('./node-package.mjs');
+    // The engine the package runs: the addon's, or the fallback's wasm engine.
+    const { Engine } = createRequire(import.meta.url)(join(NODE_PKG_DIR, 'load.cjs')).binding;
     return { AcpFs: mod.AcpFs, Engine };
   } catch (e) {
-    return { skip: `the N-API addon does not load: ${e.message}` };
+    return { skip: `@acp-fs/node does not load: ${e.message}` };
   }
 }
 
