@@ -7,7 +7,7 @@
 
 use super::{temp_name, temp_pid, Beneath, DiskStorage, WriteStep, TEMP_ATTEMPTS};
 use crate::storage::{FileKind, Metadata, StorageError, StorageErrorKind};
-use rustix::fs::{self as rfs, AtFlags, Mode, OFlags, CWD};
+use rustix::fs::{self as rfs, AtFlags, Mode, OFlags, RawMode, CWD};
 use rustix::io::Errno;
 use std::fs::{File, Permissions};
 use std::io::Write;
@@ -102,12 +102,15 @@ fn fill(
     disk: &DiskStorage,
     mut file: File,
     bytes: &[u8],
-    mode: Option<u32>,
+    mode: Option<RawMode>,
 ) -> Result<(), (&'static str, std::io::Error)> {
     // The mode goes on before the content, so the content of a private file never sits in a
     // temporary file that others may read.
     disk.inject(WriteStep::SetMode).map_err(|e| ("set the mode of", e))?;
     if let Some(mode) = mode {
+        // RawMode is u32 on Linux but u16 on macOS and the BSDs.
+        #[allow(clippy::useless_conversion)]
+        let mode = u32::from(mode);
         file.set_permissions(Permissions::from_mode(mode)).map_err(|e| ("set the mode of", e))?;
     }
     disk.inject(WriteStep::WriteTemp).map_err(|e| ("write", e))?;
@@ -116,7 +119,7 @@ fn fill(
     file.sync_all().map_err(|e| ("sync", e))
 }
 
-fn create_temp(dir: &OwnedFd, name: &str, mode: Option<u32>) -> Result<(File, String), Errno> {
+fn create_temp(dir: &OwnedFd, name: &str, mode: Option<RawMode>) -> Result<(File, String), Errno> {
     let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     // Born no more permissive than the file it replaces (the umask can only remove bits).
     let born = Mode::from_raw_mode(mode.map_or(0o666, |m| m & 0o777));
