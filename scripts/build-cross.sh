@@ -8,7 +8,8 @@
 #   target                      package        needs
 #   aarch64-unknown-linux-gnu   linux-arm64-gnu  napi -x: cargo-zigbuild + Zig (PyPI `ziglang`), glibc 2.17 floor
 #   x86_64-apple-darwin         darwin-x64       napi -x: cargo-zigbuild + Zig (no macOS SDK: the addon links
-#   aarch64-apple-darwin        darwin-arm64       only libSystem, and napi-build passes -undefined dynamic_lookup)
+#   aarch64-apple-darwin        darwin-arm64       only system libraries, and napi-build passes -undefined
+#                                                  dynamic_lookup); MACOSX_DEPLOYMENT_TARGET 10.15 / 11.0
 #   x86_64-pc-windows-gnu       win32-x64-gnu    Debian gcc-mingw-w64 as the linker; napi's dyn-symbols (the
 #                                                N-API functions are found in node.exe/electron.exe at load
 #                                                time), and an empty libnode for napi-build to link (below)
@@ -59,6 +60,10 @@ for target in "${targets[@]}"; do
       cross=()
       env=(LIBNODE_PATH="$(libnode_stub)")
       ;;
+    # Zig would otherwise stamp its own (recent) macOS as the minimum: the oldest macOS that Node 20
+    # and current Electron run on (10.15 on Intel; Apple silicon starts at 11).
+    x86_64-apple-darwin) env=(MACOSX_DEPLOYMENT_TARGET=10.15) ;;
+    aarch64-apple-darwin) env=(MACOSX_DEPLOYMENT_TARGET=11.0) ;;
   esac
   echo "build-cross: $target -> $pkg/npm/$platform"
   env "${env[@]}" node_modules/.bin/napi build --platform --release --target "$target" "${cross[@]}" \

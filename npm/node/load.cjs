@@ -53,11 +53,13 @@ function load() {
   }
   const native = loadNative();
   if (native.binding) return { backend: 'native', reason: null, binding: native.binding };
-  const why = [...reasons(native.error), ...native.more.flatMap(reasons)];
+  // napi's own summary line and its WASI candidates (this package ships none) say nothing useful.
+  const noise = /^Cannot find native binding|wasm32-wasi|\.wasi\.cjs/;
+  const why = [...reasons(native.error), ...native.more.flatMap(reasons)].filter((l) => !noise.test(l));
   const reason =
     `no native binding loaded for ${process.platform}-${process.arch}` +
     (process.versions && process.versions.electron ? ` (Electron ${process.versions.electron})` : '') +
-    `; running the wasm engine. ${why.join('; ')}`;
+    `, running the wasm engine: ${why.join('; ') || 'no reason given'}`;
   return { backend: 'wasm', reason, binding: require('./wasm/engine.cjs') };
 }
 

@@ -275,6 +275,13 @@ export interface AcpFsDocuments {
  * the JSON-RPC codes through the official SDK).
  */
 export declare class AcpFs {
+  /**
+   * Which engine runs: `'native'` (@acp-fs/node's N-API addon for this platform) or `'wasm'`
+   * (@acp-fs/wasm, and @acp-fs/node's fallback when no addon loads or `ACP_FS_FORCE_WASM=1`).
+   */
+  static readonly backend: 'native' | 'wasm';
+  /** Why @acp-fs/node is not running its native addon (the load errors, or the env var); `null` otherwise. */
+  static readonly backendReason: string | null;
   /** Throws an `AcpFsError` (`invalid_params`, naming the option) on a bad option. */
   constructor(options?: AcpFsOptions);
   readonly documents: AcpFsDocuments;

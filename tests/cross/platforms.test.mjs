@@ -92,15 +92,16 @@ function runSuites(label, command, prefixArgs, files, env, timeoutMs) {
 }
 
 describe('darwin-x64 and darwin-arm64 (cannot run here: Mach-O checked)', () => {
-  for (const [platform, cpu] of [
-    ['darwin-x64', 'x86_64'],
-    ['darwin-arm64', 'arm64'],
+  for (const [platform, cpu, minos] of [
+    ['darwin-x64', 'x86_64', '10.15'],
+    ['darwin-arm64', 'arm64', '11.0'],
   ]) {
     const file = addon(platform);
     test(`${platform}: a ${cpu} Mach-O dylib exporting napi_register_module_v1, N-API left to the host`, { skip: missing([file]) }, () => {
       const m = readMachO(nodeFs.readFileSync(file));
       assert.equal(m.cpu, cpu);
       assert.equal(m.filetype, 'dylib');
+      assert.equal(m.minos, minos, 'the minimum macOS is the oldest Node 20 runs on, not the linker default');
       assert.ok(m.exports.includes('_napi_register_module_v1'), `exports: ${m.exports.slice(0, 20).join(' ')}`);
       // The N-API functions are the host's (node or Electron), bound at load time
       // (-undefined dynamic_lookup), so no libnode is linked.

@@ -45,7 +45,7 @@ test('the packed package holds the driver and types but no addon; the platform p
   const installed = join(project, 'node_modules', '@acp-fs', 'node');
   const files = nodeFs.readdirSync(installed).sort();
   assert.deepEqual(files.filter((f) => f.endsWith('.node')), []);
-  for (const f of ['index.mjs', 'index.cjs', 'index.d.mts', 'index.d.cts', 'binding.js', 'package.json']) {
+  for (const f of ['index.mjs', 'index.cjs', 'index.d.mts', 'index.d.cts', 'binding.js', 'load.cjs', 'wasm', 'package.json']) {
     assert.ok(files.includes(f), `${f} is shipped`);
   }
   const platform = join(project, 'node_modules', '@acp-fs', 'node-linux-x64-gnu');
@@ -101,4 +101,31 @@ test('the installed types serve both import and require', { skip: !supported && 
     { cwd: project, encoding: 'utf8' },
   );
   assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
+});
+
+test('without a platform package the installed package runs the wasm fallback and says why', { skip: !supported && 'linux-x64 only' }, () => {
+  // Only the main tarball: as on a platform with no prebuilt addon, or when optional
+  // dependencies were left out (npm --omit=optional, a lockfile made elsewhere).
+  const bare = join(work, 'bare');
+  nodeFs.mkdirSync(bare);
+  nodeFs.writeFileSync(join(bare, 'package.json'), JSON.stringify({ name: 'bare-project', version: '1.0.0', private: true }));
+  const main = nodeFs.readdirSync(join(work, 'tarballs')).find((f) => /^acp-fs-node-\d/.test(f));
+  run('npm', ['install', '--offline', '--no-audit', '--no-fund', join(work, 'tarballs', main)], bare);
+  const dir = join(project, 'files');
+  nodeFs.writeFileSync(
+    join(bare, 'use.cjs'),
+    `const { AcpFs } = require('@acp-fs/node');
+     const fs = new AcpFs();
+     fs.openSession('s', { cwd: ${JSON.stringify(dir)} });
+     Promise.all([
+       fs.readTextFile({ sessionId: 's', path: ${JSON.stringify(join(dir, 'a.txt'))}, line: 2 }),
+       import('@acp-fs/node').then((m) => m.AcpFs.backend),
+     ]).then(([r, esm]) => console.log(JSON.stringify({ r, backend: AcpFs.backend, esm, reason: AcpFs.backendReason, caps: fs.capabilities() })));`,
+  );
+  const out = JSON.parse(run(process.execPath, ['use.cjs'], bare));
+  assert.deepEqual(out.r, { content: 'two\n' });
+  assert.equal(out.backend, 'wasm');
+  assert.equal(out.esm, 'wasm');
+  assert.match(out.reason, /no native binding loaded for linux-x64.*@acp-fs\/node-linux-x64-gnu/);
+  assert.deepEqual(out.caps, { readTextFile: true, writeTextFile: true });
 });

@@ -18,5 +18,10 @@ const guarded = guardBinding(raw, isReady);
 export const { Engine, functions } = guarded;
 
 export const AcpFs = createAcpFs({ Engine });
+// As @acp-fs/node reports it (which has a native engine to fall back from).
+Object.defineProperties(AcpFs, {
+  backend: { value: 'wasm', enumerable: true },
+  backendReason: { value: null, enumerable: true },
+});
 export const agent = createAgent(functions);
 export { AcpFsError, acpClientHandlers, toRequestError };
