@@ -1,6 +1,9 @@
-// @acp-fs/node without a storage: the native disk, driven from JS only for the host's answers.
+// @acp-fs/node without a storage: the native disk, driven from JS only for the host's answers; and,
+// through tests/node/fallback-native.test.mjs, the wasm fallback's disk over node:fs, which must
+// keep the same disk semantics.
 
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -70,5 +73,53 @@ describe('@acp-fs/node on the native disk', () => {
     assert.equal(nodeFs.readFileSync(path, 'utf8'), '#!/bin/sh\necho hi\n');
     assert.equal(nodeFs.statSync(path).mode & 0o777, 0o751);
     assert.deepEqual(nodeFs.readdirSync(dir).filter((n) => !['big.txt', 'escape.txt', 'script.sh'].includes(n)), []);
+  });
+
+  test('a write replaces the file by a rename (a new inode; readers of the old one are undisturbed)', async () => {
+    const path = join(dir, 'atomic.txt');
+    nodeFs.writeFileSync(path, 'old\n');
+    const before = nodeFs.statSync(path).ino;
+    const held = nodeFs.openSync(path, 'r');
+    try {
+      await makeFs({}).writeTextFile({ sessionId: 's', path, content: 'new\n' });
+      assert.notEqual(nodeFs.statSync(path).ino, before);
+      assert.equal(nodeFs.readFileSync(held, 'utf8'), 'old\n', 'the old file is intact for its readers');
+      assert.equal(nodeFs.readFileSync(path, 'utf8'), 'new\n');
+    } finally {
+      nodeFs.closeSync(held);
+      nodeFs.rmSync(path);
+    }
+  });
+
+  test('a FIFO is refused before it is opened (no hang), and a symlinked final name is replaced, not written through', async () => {
+    const sub = makeTempDir('acpfs-native-fifo-');
+    try {
+      spawnSync('mkfifo', [join(sub, 'pipe')]);
+      nodeFs.writeFileSync(join(sub, 'target.txt'), 'target\n');
+      nodeFs.symlinkSync(join(sub, 'target.txt'), join(sub, 'link.txt'));
+      const fs = new AcpFs();
+      fs.openSession('s', { cwd: sub });
+      await assert.rejects(fs.readTextFile({ sessionId: 's', path: join(sub, 'pipe') }), (e) => e.code === 'not_a_file');
+      await fs.writeTextFile({ sessionId: 's', path: join(sub, 'target.txt'), content: 'via target\n' });
+      assert.equal(nodeFs.readFileSync(join(sub, 'target.txt'), 'utf8'), 'via target\n');
+      assert.ok(nodeFs.lstatSync(join(sub, 'link.txt')).isSymbolicLink(), 'the link is untouched by a write to its target');
+    } finally {
+      nodeFs.rmSync(sub, { recursive: true, force: true });
+    }
+  });
+
+  test("a write sweeps the temporaries that dead processes left in the directory, and leaves its own none", async () => {
+    const sub = makeTempDir('acpfs-native-sweep-');
+    try {
+      const dead = spawnSync(process.execPath, ['-e', '']).pid; // exited: its pid names no process
+      const stale = join(sub, `.notes.txt.acp-fs-${dead}-7.tmp`);
+      nodeFs.writeFileSync(stale, 'half a write');
+      const fs = new AcpFs();
+      fs.openSession('s', { cwd: sub });
+      await fs.writeTextFile({ sessionId: 's', path: join(sub, 'notes.txt'), content: 'n\n' });
+      assert.deepEqual(nodeFs.readdirSync(sub), ['notes.txt']);
+    } finally {
+      nodeFs.rmSync(sub, { recursive: true, force: true });
+    }
   });
 });

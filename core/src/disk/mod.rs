@@ -222,6 +222,7 @@ impl Storage for DiskStorage {
 
 /// A path split at the root it must stay under: the engine's checked root and real path.
 pub(crate) struct Beneath<'a> {
+    #[cfg_attr(not(unix), allow(dead_code))]
     pub root: &'a str,
     pub path: &'a str,
     /// The root's own components, for walking to it from the file-system root.
