@@ -29,6 +29,14 @@ impl<F> OpenFiles<F> {
         }
     }
 
+    /// Closes them all. Done before a write or a directory creation (as the JS driver does): the
+    /// engine has read what it needs by then, and Windows refuses to replace a file that still
+    /// has an open handle unless the volume offers POSIX rename semantics (FAT, exFAT, SMB shares
+    /// and Wine do not), so the write's rename over its target would fail with "Access denied".
+    fn close_all(&mut self) {
+        self.0.clear();
+    }
+
     fn get(&self, id: FileId) -> Result<&F, StorageError> {
         self.0
             .get(id as usize)
@@ -45,8 +53,14 @@ pub fn perform<S: Storage>(storage: &S, host: &impl Host, files: &mut OpenFiles<
         Io::ReadAll { path } => storage.read(&path).into(),
         Io::Open { root, path } => files.opened(storage.open(&root, &path)),
         Io::ReadAt { file, offset, len } => files.get(file).and_then(|f| storage.read_at(f, offset, len)).into(),
-        Io::MakeDirs { root, path } => storage.make_dirs(&root, &path).into(),
-        Io::Write { root, path, bytes } => storage.write(&root, &path, &bytes).into(),
+        Io::MakeDirs { root, path } => {
+            files.close_all();
+            storage.make_dirs(&root, &path).into()
+        }
+        Io::Write { root, path, bytes } => {
+            files.close_all();
+            storage.write(&root, &path, &bytes).into()
+        }
         Io::Approve { change } => Answer::Approved(host.approve(&change)),
         Io::WriteDocument { path, text } => Answer::Document(host.write_document(&path, &text)),
     }
@@ -82,8 +96,14 @@ pub async fn run_async<S: AsyncStorage>(mut op: Operation, storage: &S, host: &i
                         Ok(f) => storage.read_at(f, offset, len).await.into(),
                         Err(e) => Answer::Err(e),
                     },
-                    Io::MakeDirs { root, path } => storage.make_dirs(&root, &path).await.into(),
-                    Io::Write { root, path, bytes } => storage.write(&root, &path, &bytes).await.into(),
+                    Io::MakeDirs { root, path } => {
+                        files.close_all();
+                        storage.make_dirs(&root, &path).await.into()
+                    }
+                    Io::Write { root, path, bytes } => {
+                        files.close_all();
+                        storage.write(&root, &path, &bytes).await.into()
+                    }
                     Io::Approve { change } => Answer::Approved(host.approve(&change).await),
                     Io::WriteDocument { path, text } => Answer::Document(host.write_document(&path, &text).await),
                 };
