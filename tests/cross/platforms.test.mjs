@@ -103,6 +103,7 @@ describe('darwin-x64 and darwin-arm64 (cannot run here: Mach-O checked)', () => 
       assert.equal(m.filetype, 'dylib');
       assert.equal(m.minos, minos, 'the minimum macOS is the oldest Node 20 runs on, not the linker default');
       assert.ok(m.exports.includes('_napi_register_module_v1'), `exports: ${m.exports.slice(0, 20).join(' ')}`);
+      assert.ok(m.trie.includes('_napi_register_module_v1'), `dyld export trie: ${m.trie.join(' ')}`);
       // The N-API functions are the host's (node or Electron), bound at load time
       // (-undefined dynamic_lookup), so no libnode is linked.
       assert.ok(m.undefined.includes('_napi_create_object'), 'N-API functions are undefined, for the host to supply');
