@@ -53,7 +53,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$scratch" "fuzz/artifacts/$t"
   log="fuzz/target/fuzz-$t.log"
   before=$(mktemp)
-  note "$t for ${seconds}s (sanitizer: $sanitizer, log: $log)"
+  note "$t: ${budget[*]} (sanitizer: $sanitizer, log: $log)"
   if cargo "${toolchain[@]}" fuzz run -s "$sanitizer" "$t" "$scratch" "fuzz/corpus/$t" -- \
     "${budget[@]}" -timeout=20 -print_final_stats=1 >"$log" 2>&1; then
     note "$t: $(grep -E '^Done [0-9]+ runs' "$log" | tail -1), no crash"
