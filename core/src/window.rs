@@ -11,7 +11,7 @@ use memchr::memchr_iter;
 pub enum WindowError {
     /// The start row is past the last row; `line_count` = newlines + 1.
     PastEnd { line: u64, line_count: u64 },
-    /// The bytes up to the window's end are not UTF-8.
+    /// The window's own bytes are not UTF-8.
     NotUtf8,
     /// The window's content exceeds the byte budget.
     TooLarge,
@@ -96,13 +96,16 @@ impl Window {
         if self.phase == Phase::Seeking {
             let need = self.line - 1 - self.newlines;
             match after_nth_newline(chunk, need) {
+                // Bytes before the window are counted, never validated (semantics.md §8,
+                // "Decoding limits"): `\n` never occurs inside a multi-byte UTF-8 sequence, so
+                // the count is exact whatever those bytes are, and the window starts on a
+                // character boundary.
                 Err(seen) => {
                     self.newlines += seen;
-                    return self.validate(chunk);
+                    return Ok(());
                 }
                 Ok(s) => {
                     self.newlines += need;
-                    self.validate(&chunk[..s])?;
                     chunk = &chunk[s..];
                     self.phase = Phase::Collecting { rows_left: self.limit };
                 }
