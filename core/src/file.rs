@@ -4,7 +4,7 @@
 use crate::contain::{storage_error, unexpected, Target};
 use crate::engine::Shared;
 use crate::error::{AcpFsError, ErrorKind};
-use crate::io::{Answer, FileId, Io};
+use crate::io::{Answer, Bytes, FileId, Io};
 use crate::operation::Channel;
 use crate::path::AbsPath;
 use crate::storage::{FileKind, Metadata, StorageError, StorageErrorKind};
@@ -90,7 +90,7 @@ impl<'a> ChunkReader<'a> {
         }
     }
 
-    pub async fn next(&mut self) -> Result<Vec<u8>, AcpFsError> {
+    pub async fn next(&mut self) -> Result<Bytes, AcpFsError> {
         let Some(file) = self.file else {
             // A regular file the storage did not open: a driver bug, reported, not panicked.
             self.eof = true;

@@ -65,7 +65,7 @@ pub use driver::{perform, run, run_async, OpenFiles};
 pub use engine::AcpFs;
 pub use error::{codes, AcpFsError, ErrorKind};
 pub use file::{FIRST_CHUNK, MAX_CHUNK};
-pub use io::{Answer, FileId, Io, Step};
+pub use io::{Answer, Bytes, FileId, Io, Step};
 pub use memory::MemoryStorage;
 pub use operation::{Operation, Outcome};
 pub use options::{LineEndings, Options, PastEnd, DEFAULT_DENY};

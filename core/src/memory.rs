@@ -1,6 +1,7 @@
 //! An in-memory file system with directories, symlinks and special files, for tests and
 //! embedders (containment is testable without a disk).
 
+use crate::io::Bytes;
 use crate::path::AbsPath;
 use crate::storage::{FileKind, Metadata, Storage, StorageCaps, StorageError, StorageErrorKind};
 use std::collections::BTreeMap;
@@ -347,11 +348,12 @@ impl Storage for MemoryStorage {
         Ok((None, Metadata::new(FileKind::Directory, 0)))
     }
 
-    fn read_at(&self, file: &Arc<Vec<u8>>, offset: u64, len: usize) -> Result<Vec<u8>, StorageError> {
+    /// Lends the range of the open file: nothing is copied.
+    fn read_at(&self, file: &Arc<Vec<u8>>, offset: u64, len: usize) -> Result<Bytes, StorageError> {
         let start = usize::try_from(offset).unwrap_or(usize::MAX).min(file.len());
         let end = start.saturating_add(len.min(self.max_read)).min(file.len());
         self.bytes_read.fetch_add((end - start) as u64, Ordering::Relaxed);
-        Ok(file[start..end].to_vec())
+        Ok(Bytes::lent(file.clone(), start..end))
     }
 
     fn make_dirs(&self, _root: &str, path: &str) -> Result<(), StorageError> {

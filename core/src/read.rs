@@ -122,7 +122,7 @@ async fn stream(
 
     let mut reader = ChunkReader::new(io, file, meta.size, requested);
     // The first read (16 KiB) covers the 8 KiB the NUL test needs: it is the head, uncopied.
-    let mut head = reader.next().await?;
+    let mut head = reader.next().await?.into_vec();
     while head.len() < SNIFF_BYTES && !reader.eof {
         head.extend_from_slice(&reader.next().await?);
     }

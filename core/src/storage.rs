@@ -1,5 +1,6 @@
 //! What the engine asks of a host's storage, and the traits drivers run it over.
 
+use crate::io::Bytes;
 use crate::record::{ChangeRecord, DocumentWrite};
 
 /// What exists at a path.
@@ -141,7 +142,7 @@ pub trait Storage {
         unsupported("open")
     }
     /// Up to `len` bytes at `offset` of an open file; fewer only at the end (empty = EOF).
-    fn read_at(&self, file: &Self::File, offset: u64, len: usize) -> Result<Vec<u8>, StorageError> {
+    fn read_at(&self, file: &Self::File, offset: u64, len: usize) -> Result<Bytes, StorageError> {
         let _ = (file, offset, len);
         unsupported("read_at")
     }
@@ -179,7 +180,7 @@ pub trait AsyncStorage {
         let _ = (root, path);
         unsupported("open")
     }
-    async fn read_at(&self, file: &Self::File, offset: u64, len: usize) -> Result<Vec<u8>, StorageError> {
+    async fn read_at(&self, file: &Self::File, offset: u64, len: usize) -> Result<Bytes, StorageError> {
         let _ = (file, offset, len);
         unsupported("read_at")
     }

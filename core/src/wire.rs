@@ -93,7 +93,7 @@ pub fn answer(value: &Value, bytes: Option<Vec<u8>>) -> Result<Answer, AcpFsErro
         return Ok(Answer::Path(p.as_str().ok_or_else(bad)?.to_owned()));
     }
     if obj.contains_key("bytes") {
-        return Ok(Answer::Bytes(bytes.ok_or_else(bad)?));
+        return Ok(Answer::Bytes(bytes.ok_or_else(bad)?.into()));
     }
     if obj.contains_key("done") {
         return Ok(Answer::Done);

@@ -167,7 +167,7 @@ async fn existing(shared: &Shared, io: &Channel, target: &Target) -> Result<Opti
             }
         }
         match io.ask(Io::ReadAll { path: target.real.as_str().to_owned() }).await {
-            Answer::Bytes(b) => b,
+            Answer::Bytes(b) => b.into_vec(),
             Answer::Err(e) if e.kind == StorageErrorKind::NotFound => return Ok(None),
             Answer::Err(e) => return Err(write_error(e, requested)),
             other => return Err(storage_error(unexpected("read", &other), requested)),

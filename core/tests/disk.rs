@@ -52,7 +52,7 @@ impl Env {
     /// A ranged read straight from the storage: open, then one read of the open file.
     fn range(&self, path: &str, offset: u64, len: usize) -> Result<Vec<u8>, acp_fs::StorageError> {
         match self.disk.open(&self.root(), path)? {
-            (Some(file), _) => self.disk.read_at(&file, offset, len),
+            (Some(file), _) => self.disk.read_at(&file, offset, len).map(acp_fs::Bytes::into_vec),
             (None, meta) => Err(acp_fs::StorageError::new(StorageErrorKind::Other, format!("not opened: {meta:?}"))),
         }
     }

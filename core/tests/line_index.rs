@@ -47,7 +47,7 @@ impl Storage for Clocked {
     fn open(&self, root: &str, path: &str) -> Result<(Option<Self::File>, Metadata), StorageError> {
         self.inner.open(root, path).map(|(f, m)| (f, self.stamp(m)))
     }
-    fn read_at(&self, file: &Self::File, offset: u64, len: usize) -> Result<Vec<u8>, StorageError> {
+    fn read_at(&self, file: &Self::File, offset: u64, len: usize) -> Result<acp_fs::Bytes, StorageError> {
         self.inner.read_at(file, offset, len)
     }
     fn make_dirs(&self, root: &str, path: &str) -> Result<(), StorageError> {
