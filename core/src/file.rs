@@ -4,7 +4,7 @@
 use crate::contain::{storage_error, unexpected, Target};
 use crate::engine::Shared;
 use crate::error::{AcpFsError, ErrorKind};
-use crate::io::{Answer, FileId, Io};
+use crate::io::{Answer, Bytes, FileId, Io};
 use crate::operation::Channel;
 use crate::path::AbsPath;
 use crate::storage::{FileKind, Metadata, StorageError, StorageErrorKind};
@@ -65,18 +65,32 @@ pub(crate) struct ChunkReader<'a> {
 impl<'a> ChunkReader<'a> {
     /// `size` 0 is not trusted (procfs-like files report 0 and still have content).
     pub fn new(io: &'a Channel, file: Option<FileId>, size: u64, requested: &'a AbsPath) -> Self {
+        ChunkReader::at(io, file, size, requested, 0, FIRST_CHUNK)
+    }
+
+    /// A reader starting at `offset` whose first read asks for `first` bytes (clamped to
+    /// [`FIRST_CHUNK`]..=[`MAX_CHUNK`]).
+    pub fn at(
+        io: &'a Channel,
+        file: Option<FileId>,
+        size: u64,
+        requested: &'a AbsPath,
+        offset: u64,
+        first: usize,
+    ) -> Self {
+        let known_size = Some(size).filter(|&s| s > 0);
         ChunkReader {
             io,
             file,
             requested,
-            offset: 0,
-            chunk: FIRST_CHUNK,
-            known_size: Some(size).filter(|&s| s > 0),
-            eof: false,
+            offset,
+            chunk: first.clamp(FIRST_CHUNK, MAX_CHUNK),
+            eof: known_size.is_some_and(|size| offset >= size),
+            known_size,
         }
     }
 
-    pub async fn next(&mut self) -> Result<Vec<u8>, AcpFsError> {
+    pub async fn next(&mut self) -> Result<Bytes, AcpFsError> {
         let Some(file) = self.file else {
             // A regular file the storage did not open: a driver bug, reported, not panicked.
             self.eof = true;

@@ -7,12 +7,14 @@
 //! random delays (printed, to replay a failure).
 #![cfg(all(unix, feature = "disk"))]
 
+mod common;
+use common::stdio_binary as binary;
+
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// Under the default `maxWriteBytes` and `maxReadBytes` (10 MiB), so the write is accepted and
@@ -20,37 +22,6 @@ use std::time::{Duration, Instant};
 const SIZE: usize = 8_000_000;
 /// Every temporary name DiskStorage makes contains this (`.{name}.acp-fs-{pid}-{n}.tmp`).
 const TEMP_MARK: &str = ".acp-fs-";
-
-/// The example binary, built once per test run (as in tests/stdio.rs: `cargo test --test
-/// crash` does not build examples, so the binary could be missing or stale).
-fn binary() -> &'static Path {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        let exe = std::env::current_exe().expect("the test binary knows its own path");
-        let profile_dir = exe.parent().and_then(Path::parent).expect("test binary lives in <target>/<profile>/deps");
-        let target_dir = profile_dir.parent().expect("profile dir lives in the target dir");
-        let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
-            Some("debug") => "dev",
-            Some(name) => name,
-            None => panic!("unexpected build directory {}", profile_dir.display()),
-        };
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
-        let output = Command::new(&cargo)
-            .args(["build", "--quiet", "--package", "acp-fs", "--features", "disk", "--example", "stdio"])
-            .args(["--profile", profile, "--target-dir"])
-            .arg(target_dir)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .stdin(Stdio::null())
-            .output()
-            .unwrap_or_else(|e| panic!("cannot run {cargo:?} to build the stdio example: {e}"));
-        assert!(
-            output.status.success(),
-            "building the stdio example failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        profile_dir.join("examples").join(format!("stdio{}", std::env::consts::EXE_SUFFIX))
-    })
-}
 
 fn server(root: &str) -> Child {
     Command::new(binary())

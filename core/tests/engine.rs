@@ -177,7 +177,7 @@ impl AsyncStorage for Async {
     async fn open(&self, root: &str, path: &str) -> Result<(Option<Self::File>, Metadata), StorageError> {
         self.0.open(root, path)
     }
-    async fn read_at(&self, file: &Self::File, offset: u64, len: usize) -> Result<Vec<u8>, StorageError> {
+    async fn read_at(&self, file: &Self::File, offset: u64, len: usize) -> Result<acp_fs::Bytes, StorageError> {
         self.0.read_at(file, offset, len)
     }
     async fn make_dirs(&self, root: &str, path: &str) -> Result<(), StorageError> {
@@ -235,7 +235,7 @@ fn wire_shapes_round_trip() {
         (
             json!({"metadata": {"kind": "file", "size": 3, "links": 2}}),
             None,
-            Answer::Metadata(Metadata { kind: file, size: 3, links: 2 }),
+            Answer::Metadata(Metadata { kind: file, size: 3, links: 2, modified: None }),
         ),
         (
             json!({"file": 4, "metadata": {"kind": "file", "size": 3}}),
@@ -248,7 +248,7 @@ fn wire_shapes_round_trip() {
             Answer::Opened { file: None, meta: Metadata::new(acp_fs::FileKind::Directory, 0) },
         ),
         (json!({"path": "/x"}), None, Answer::Path("/x".into())),
-        (json!({"bytes": true}), Some(vec![7]), Answer::Bytes(vec![7])),
+        (json!({"bytes": true}), Some(vec![7]), Answer::Bytes(vec![7].into())),
         (json!({"approved": false}), None, Answer::Approved(false)),
         (json!({"document": "writeThrough"}), None, Answer::Document(DocumentWrite::WriteThrough)),
     ];

@@ -50,7 +50,7 @@ const LONE = 'is not valid Unicode (a lone surrogate)';
 const isWellFormed =
   typeof String.prototype.isWellFormed === 'function'
     ? (text) => text.isWellFormed()
-    : (text) => wellFormedUnits(text, false) === true;
+    : (text) => wellFormedUnits(text, false);
 
 /** `String.prototype.toWellFormed`: lone surrogates shown as U+FFFD (for naming a field only). */
 const toWellFormed =
@@ -58,9 +58,22 @@ const toWellFormed =
     ? (text) => text.toWellFormed()
     : (text) => wellFormedUnits(text, true);
 
-/** Walks the UTF-16 code units: `true` when well formed, else `false` (or the repaired text).
- * Exported for its test; not part of the packages' API. */
+/** The two fallbacks above: whether `text` is well formed, or (`repair`) it with U+FFFD for each
+ * lone surrogate. Exported for its test; not part of the packages' API. */
 export function wellFormedUnits(text, repair) {
+  if (repair) return replaceLoneSurrogates(text, () => '\uFFFD');
+  let lone = false;
+  replaceLoneSurrogates(text, () => {
+    lone = true;
+  });
+  return !lone;
+}
+
+/**
+ * `text` with each lone surrogate (a UTF-16 code unit no JSON text or Rust string can carry)
+ * replaced by `replace(unit, index)`; `undefined` keeps it.
+ */
+function replaceLoneSurrogates(text, replace) {
   let out = '';
   let from = 0;
   for (let i = 0; i < text.length; i++) {
@@ -71,11 +84,12 @@ export function wellFormedUnits(text, repair) {
       i += 1;
       continue;
     }
-    if (!repair) return false;
-    out += `${text.slice(from, i)}\uFFFD`;
+    const by = replace(unit, i);
+    if (by === undefined) continue;
+    out += text.slice(from, i) + by;
     from = i + 1;
   }
-  return repair ? out + text.slice(from) : true;
+  return from === 0 ? text : out + text.slice(from);
 }
 
 /**
@@ -138,23 +152,11 @@ export function notJson(value, whole = 'params') {
  */
 function escapeLoneSurrogates(text) {
   if (isWellFormed(text)) return text;
-  let out = '';
-  let from = 0;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit < 0xd800 || unit > 0xdfff) continue;
-    const next = text.charCodeAt(i + 1);
-    if (unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
-      i += 1;
-      continue;
-    }
+  return replaceLoneSurrogates(text, (unit, i) => {
     let slashes = 0;
     while (text.charCodeAt(i - 1 - slashes) === 0x5c) slashes += 1;
-    if (slashes % 2 === 1) continue;
-    out += `${text.slice(from, i)}\\u${unit.toString(16)}`;
-    from = i + 1;
-  }
-  return out + text.slice(from);
+    return slashes % 2 === 1 ? undefined : `\\u${unit.toString(16)}`;
+  });
 }
 
 /** The wire form of an `invalid_params` error (the core's wording). */

@@ -1,5 +1,6 @@
 //! The real-disk storage: `std::fs` with canonical paths, no-follow opens and atomic writes.
 
+use crate::io::Bytes;
 use crate::path::AbsPath;
 use crate::storage::{FileKind, Metadata, Storage, StorageCaps, StorageError, StorageErrorKind};
 use std::fs::{self, File};
@@ -172,10 +173,10 @@ impl Storage for DiskStorage {
         sys::open(&at)
     }
 
-    fn read_at(&self, file: &File, offset: u64, len: usize) -> Result<Vec<u8>, StorageError> {
+    fn read_at(&self, file: &File, offset: u64, len: usize) -> Result<Bytes, StorageError> {
         // No file extends past i64::MAX (the largest offset the OS takes): that is the end.
         if offset > i64::MAX as u64 {
-            return Ok(Vec::new());
+            return Ok(Vec::new().into());
         }
         let size = file.metadata().map(|m| m.len()).unwrap_or(0);
         let available = usize::try_from(size.saturating_sub(offset)).unwrap_or(usize::MAX);
@@ -203,7 +204,7 @@ impl Storage for DiskStorage {
             }
         }
         buf.truncate(filled);
-        Ok(buf)
+        Ok(buf.into())
     }
 
     fn make_dirs(&self, root: &str, path: &str) -> Result<(), StorageError> {
@@ -252,7 +253,12 @@ fn metadata(meta: &fs::Metadata) -> Metadata {
     let file_type = meta.file_type();
     let links = links_of(meta);
     if file_type.is_file() {
-        Metadata { kind: FileKind::File, size: meta.len(), links }
+        let modified = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .and_then(|d| u64::try_from(d.as_nanos()).ok());
+        Metadata { kind: FileKind::File, size: meta.len(), links, modified }
     } else if file_type.is_dir() {
         Metadata::new(FileKind::Directory, 0)
     } else if file_type.is_symlink() {
