@@ -41,8 +41,9 @@ cp npm/types/acp-fs.d.ts "$pkg/index.d.cts"
 
 # `napi build --strip` has no effect in @napi-rs/cli 3.10 (shared/research/toolchain.md), so strip
 # release addons here: symbols are a quarter of the file and nobody debugs a published addon.
-if [ -n "$release" ] && [ "$(uname -s)" = Linux ] && command -v strip >/dev/null; then
-  for node_file in "$pkg"/acp-fs.*.node; do strip --strip-unneeded "$node_file"; done
+# Only the host's addon: the cross-built ones beside it (scripts/build-cross.sh) are not ELF x64.
+if [ -n "$release" ] && [ "$(uname -s)" = Linux ] && [ "$(uname -m)" = x86_64 ] && command -v strip >/dev/null; then
+  strip --strip-unneeded "$pkg/acp-fs.linux-x64-gnu.node"
 fi
 
 # Each platform package (npm/node/npm/<platformArchABI>) carries its addon; the main package finds
