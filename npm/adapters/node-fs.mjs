@@ -73,3 +73,9 @@ export function fromZenFS(fs) {
   }
   return enotdirBelowFiles(storage, (path) => fs.statSync(path));
 }
+
+/**
+ * The local disk through Node's `fs`, hardened against symlink and rename races (see
+ * shared/node-disk.mjs). `storage: fs.promises` and `storage: fs` become this automatically.
+ */
+export { fromNodeDisk } from '../shared/node-disk.mjs';

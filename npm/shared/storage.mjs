@@ -2,6 +2,8 @@
 // objects): what they can do, and how one engine io is performed against them. Policy never lives
 // here: every answer goes back to the core, which decides.
 
+export { fromNodeDisk, hostStorage } from './node-disk.mjs';
+
 const encoder = new TextEncoder();
 
 const has = (storage, name) => typeof storage[name] === 'function';
@@ -17,9 +19,9 @@ export function deriveCaps(storage) {
   const caps = {
     symlinks: realpath && lstat ? 'resolvable' : !realpath && !lstat ? 'none' : 'unresolvable',
     stat: has(storage, 'stat') || lstat,
-    rangedReads: has(storage, 'readRange') || has(storage, 'open'),
-    write: has(storage, 'writeFile'),
-    makeDirs: has(storage, 'mkdir'),
+    rangedReads: has(storage, 'readRange') || has(storage, 'open') || has(storage, 'openFile'),
+    write: has(storage, 'writeFile') || has(storage, 'replaceFile'),
+    makeDirs: has(storage, 'mkdir') || has(storage, 'makeDirs'),
   };
   const override = storage.capabilities;
   if (override !== null && typeof override === 'object') {
@@ -44,25 +46,53 @@ const flag = (stats, name) => {
   return typeof v === 'function' ? Boolean(v.call(stats)) : Boolean(v);
 };
 
-function metadata(stats) {
-  const kind = flag(stats, 'isSymbolicLink')
-    ? 'symlink'
-    : flag(stats, 'isFile')
-      ? 'file'
-      : flag(stats, 'isDirectory')
-        ? 'directory'
-        : 'other';
+const kindOf = (stats) =>
+  flag(stats, 'isSymbolicLink') ? 'symlink' : flag(stats, 'isFile') ? 'file' : flag(stats, 'isDirectory') ? 'directory' : 'other';
+
+/** `{kind, size, links}` of fs.Stats-like values (numbers or bigints); `links` is `nlink`. */
+function metadataOf(stats) {
   const size = Number(stats?.size ?? 0);
-  return { metadata: { kind, size: Number.isFinite(size) && size >= 0 ? size : 0 } };
+  const nlink = Number(stats?.nlink ?? 1);
+  return {
+    kind: kindOf(stats),
+    size: Number.isFinite(size) && size >= 0 ? size : 0,
+    links: Number.isInteger(nlink) && nlink >= 0 ? nlink : 1,
+  };
+}
+
+const metadata = (stats) => ({ metadata: metadataOf(stats) });
+
+/** Whether two stats name different files (only when both carry a nonzero inode). */
+function differ(a, b) {
+  const id = (s) => (s?.ino === undefined || s?.ino === null || Number(s.ino) === 0 ? undefined : `${s.dev}:${s.ino}`);
+  const x = id(a);
+  const y = id(b);
+  return x !== undefined && y !== undefined && x !== y;
+}
+
+function changedError(path) {
+  const e = new Error(`refused: ${path} changed while it was opened (a symlink or rename raced the check)`);
+  e.path = path;
+  return e;
 }
 
 /**
- * Performs the storage ios of one operation. Keeps one read handle per path open across the
- * chunks of a window (opening per chunk would cost more than the read), closed by `close()`.
+ * Performs the storage ios of one operation. Files the engine opens (`open`) are kept by the id
+ * handed to it, and every `readAt` reads that file, so a window's chunks all come from the file
+ * that was checked; `closeAll()` (end of the request, or before a write) closes them.
+ *
+ * Per storage shape: `openFile(root, path)` (the hardened disk adapter) opens and proves the
+ * file itself; `open(path, flags)` (fs.promises-like) is asked only after `lstat`/`stat` says
+ * "regular file", and the handle's own `stat()`, where it has one, must be that same file;
+ * `readRange(path, …)` alone gives a handle bound to the path.
  */
 export class StorageSession {
   constructor(storage) {
     this.storage = storage;
+    /** Engine-visible open files by id. */
+    this.files = new Map();
+    this.nextFile = 1;
+    /** Handles of the older path-keyed `readRange` io, by path. */
     this.handles = new Map();
   }
 
@@ -81,29 +111,76 @@ export class StorageSession {
       }
       case 'readAll':
         return { answer: { bytes: true }, bytes: toBytes(await s.readFile(io.path)) };
+      case 'open':
+        return { answer: await this.open(io.root ?? null, io.path) };
+      case 'readAt': {
+        const handle = this.files.get(io.file);
+        if (handle === undefined) throw Object.assign(new Error(`EBADF: no open file ${io.file}`), { code: 'EBADF' });
+        return { answer: { bytes: true }, bytes: await this.read(handle, io.offset, io.length) };
+      }
       case 'readRange':
         return { answer: { bytes: true }, bytes: await this.readRange(io.path, io.offset, io.length) };
       case 'makeDirs':
         await this.closeAll();
-        await s.mkdir(io.path, { recursive: true });
+        if (has(s, 'makeDirs')) await s.makeDirs(io.root ?? null, io.path);
+        else await s.mkdir(io.path, { recursive: true });
         return { answer: { done: true } };
       case 'write':
         await this.closeAll();
-        await s.writeFile(io.path, bytes);
+        if (has(s, 'replaceFile')) await s.replaceFile(io.root ?? null, io.path, bytes);
+        else await s.writeFile(io.path, bytes);
         return { answer: { done: true } };
       default:
         throw new TypeError(`not a storage io: ${io.op}`);
     }
   }
 
-  async readRange(path, offset, length) {
+  /** The `open` answer: `{file, metadata}`, or `{metadata}` for a file that is not regular. */
+  async open(root, path) {
     const s = this.storage;
-    if (has(s, 'readRange')) return toBytes(await s.readRange(path, offset, length));
-    let handle = this.handles.get(path);
-    if (handle === undefined) {
-      handle = await s.open(path, 'r');
-      this.handles.set(path, handle);
+    let stats = null;
+    let handle;
+    if (has(s, 'openFile')) {
+      ({ stats, handle } = (await s.openFile(root, path)) ?? {});
+    } else {
+      // Refuse what is not a regular file before opening it: a FIFO would block, a device read.
+      if (has(s, 'lstat')) stats = await s.lstat(path);
+      else if (has(s, 'stat')) stats = await s.stat(path);
+      if (stats !== null && kindOf(stats) !== 'file') return metadata(stats);
+      if (has(s, 'open')) {
+        handle = await s.open(path, 'r');
+        if (typeof handle?.stat === 'function') {
+          let own;
+          try {
+            own = await handle.stat();
+          } catch {
+            own = undefined;
+          }
+          if (own !== undefined) {
+            // Swapped between the stat and the open (the open may have followed a link).
+            if (differ(stats, own) || kindOf(own) !== 'file') {
+              await this.#close(handle);
+              if (differ(stats, own)) throw changedError(path);
+              return metadata(own);
+            }
+            stats = own;
+          }
+        }
+      } else {
+        handle = { readAt: (offset, length) => s.readRange(path, offset, length) };
+      }
     }
+    // A storage that cannot stat says nothing of the size: the engine reads to the end.
+    const meta = stats === null || stats === undefined ? { kind: 'file', size: 0, links: 1 } : metadataOf(stats);
+    if (handle === undefined || handle === null) return { metadata: meta };
+    const file = this.nextFile++;
+    this.files.set(file, handle);
+    return { file, metadata: meta };
+  }
+
+  /** Up to `length` bytes at `offset` of an open handle; fewer only at the end of the file. */
+  async read(handle, offset, length) {
+    if (typeof handle.readAt === 'function') return toBytes(await handle.readAt(offset, length));
     // One buffer per operation: the engine copies each answer before asking for the next
     // chunk, so reusing it keeps a long window from leaving a megabyte of garbage per chunk.
     if (this.scratch === undefined || this.scratch.length < length) this.scratch = new Uint8Array(length);
@@ -118,11 +195,34 @@ export class StorageSession {
     return filled === length ? buffer : buffer.subarray(0, filled);
   }
 
+  /** The older path-keyed io: one handle per path for the request's chunks. */
+  async readRange(path, offset, length) {
+    const s = this.storage;
+    if (!has(s, 'openFile') && has(s, 'readRange')) return toBytes(await s.readRange(path, offset, length));
+    let handle = this.handles.get(path);
+    if (handle === undefined) {
+      if (has(s, 'openFile')) {
+        const opened = await s.openFile(null, path);
+        if (!opened?.handle) throw Object.assign(new Error(`EISDIR: not a regular file, read '${path}'`), { code: 'EISDIR' });
+        handle = opened.handle;
+      } else handle = await s.open(path, 'r');
+      this.handles.set(path, handle);
+    }
+    return this.read(handle, offset, length);
+  }
+
+  async #close(handle) {
+    await Promise.resolve()
+      .then(() => handle.close?.())
+      .catch(() => {});
+  }
+
   /** Closes every handle; never throws (a close failure cannot change what was read). */
   async closeAll() {
-    const handles = [...this.handles.values()];
+    const handles = [...this.handles.values(), ...this.files.values()];
     this.handles.clear();
-    await Promise.all(handles.map((h) => Promise.resolve().then(() => h.close?.()).catch(() => {})));
+    this.files.clear();
+    await Promise.all(handles.map((h) => this.#close(h)));
   }
 }
 
