@@ -71,10 +71,15 @@ function windowOf(text, line, limit) {
 function engineOnly(engine, params, storage) {
   const op = engine.start('fs/read_text_file', params);
   let step = op.step();
+  const open = [];
   while (!step.done) {
     const { io } = step;
     if (io.op === 'stat') step = op.step({ metadata: { kind: 'file', size: storage.stat(io.path).size } });
-    else if (io.op === 'readRange') step = op.step({ bytes: true }, storage.readRange(io.path, io.offset, io.length));
+    else if (io.op === 'open') {
+      open.push(io.path);
+      step = op.step({ file: open.length - 1, metadata: { kind: 'file', size: storage.stat(io.path).size } });
+    } else if (io.op === 'readAt')
+      step = op.step({ bytes: true }, storage.readRange(open[io.file], io.offset, io.length));
     else if (io.op === 'readAll') step = op.step({ bytes: true }, storage.readFile(io.path));
     else throw new Error(`unexpected io ${io.op}`);
   }

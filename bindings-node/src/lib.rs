@@ -9,7 +9,7 @@
 use acp_fs::mcp::{McpDispatch, McpServer};
 use acp_fs::{agent, wire};
 use acp_fs::{
-    AcpFs, AcpFsError, Answer, AuditEvent, DefaultHost, DiskStorage, Dispatch, Io, Options, Outcome, Step,
+    AcpFs, AcpFsError, Answer, AuditEvent, DefaultHost, DiskStorage, Dispatch, Io, OpenFiles, Options, Outcome, Step,
     READ_TEXT_FILE, WRITE_TEXT_FILE,
 };
 use napi::bindgen_prelude::*;
@@ -370,6 +370,8 @@ struct Inner {
     /// Set by `cancel()`; the pool loop checks it before every disk io.
     cancelled: AtomicBool,
     kind: &'static str,
+    /// The disk files this operation opened; closed when it ends.
+    files: Mutex<OpenFiles<std::fs::File>>,
 }
 
 enum Input {
@@ -480,7 +482,8 @@ impl Operation {
     fn new(op: acp_fs::Operation) -> Operation {
         let kind = op.kind();
         let slot = Mutex::new(Slot { op, started: false, broken: false });
-        Operation { inner: Arc::new(Inner { slot, cancelled: AtomicBool::new(false), kind }) }
+        let files = Mutex::default();
+        Operation { inner: Arc::new(Inner { slot, cancelled: AtomicBool::new(false), kind, files }) }
     }
 }
 
@@ -531,17 +534,22 @@ pub struct DiskRun {
 impl DiskRun {
     fn run(&mut self) -> Next {
         let disk = DiskStorage::new();
+        let mut files = self.inner.files.lock().unwrap_or_else(|e| e.into_inner());
         let mut step = self.inner.advance(parse_answer(self.answer.take(), None));
         loop {
             step = match step {
                 Step::Io(io @ (Io::Approve { .. } | Io::WriteDocument { .. })) => return to_next(Step::Io(io)),
-                Step::Done(outcome) => return Next::Done(wire::outcome(&outcome)),
+                Step::Done(outcome) => {
+                    *files = OpenFiles::default();
+                    return Next::Done(wire::outcome(&outcome));
+                }
                 Step::Io(io) => {
                     if self.inner.cancelled.load(Ordering::SeqCst) {
+                        *files = OpenFiles::default();
                         return Next::Done(wire::outcome(&self.inner.cancel()));
                     }
                     // Host ios are returned above, so DefaultHost is never consulted.
-                    match catch_unwind(AssertUnwindSafe(|| acp_fs::perform(&disk, &DefaultHost, io))) {
+                    match catch_unwind(AssertUnwindSafe(|| acp_fs::perform(&disk, &DefaultHost, &mut files, io))) {
                         Ok(answer) => self.inner.advance(Ok(Input::Answer(answer))),
                         Err(payload) => {
                             let e = AcpFsError::internal(panic_message(&*payload));

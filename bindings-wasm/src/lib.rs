@@ -29,10 +29,12 @@ export type WireCaps = { symlinks?: 'none' | 'resolvable' | 'unresolvable'; stat
   rangedReads?: boolean; write?: boolean; makeDirs?: boolean };
 export type WireChange = { sessionId: string; path: string; created: boolean; oldText: string | null; newText: string };
 export type WireIo = { op: 'stat'; path: string; follow: boolean } | { op: 'realPath'; path: string }
-  | { op: 'readAll'; path: string } | { op: 'readRange'; path: string; offset: number; length: number }
-  | { op: 'makeDirs'; path: string } | { op: 'write'; path: string }
+  | { op: 'readAll'; path: string } | { op: 'open'; root: string; path: string }
+  | { op: 'readAt'; file: number; offset: number; length: number }
+  | { op: 'makeDirs'; root: string; path: string } | { op: 'write'; root: string; path: string }
   | { op: 'approve'; change: WireChange } | { op: 'writeDocument'; path: string; text: string };
-export type WireAnswer = { metadata: { kind: 'file' | 'directory' | 'symlink' | 'other'; size: number } }
+export type WireAnswer = { metadata: { kind: 'file' | 'directory' | 'symlink' | 'other'; size: number; links?: number };
+    file?: number | null }
   | { path: string } | { bytes: true } | { done: true } | { approved: boolean }
   | { document: 'buffer' | 'writeThrough' } | { error: { code?: string; name?: string; message?: string } };
 export type WireAudit = { op: 'read' | 'write'; sessionId: string | null; path: string | null; line: number | null;
@@ -515,8 +517,8 @@ fn answer_from(answer: Option<&JsValue>, bytes: Option<&JsValue>) -> Result<Answ
 thread_local! {
     /// The keys of a `WireAnswer` and of its `error` / `metadata` objects, as JS strings made
     /// once: every step reads them.
-    static ANSWER_KEYS: Keys = keys(&["error", "metadata", "path", "bytes", "done", "approved", "document"]);
-    static INNER_KEYS: Keys = keys(&["code", "name", "message", "kind", "size"]);
+    static ANSWER_KEYS: Keys = keys(&["error", "metadata", "file", "path", "bytes", "done", "approved", "document"]);
+    static INNER_KEYS: Keys = keys(&["code", "name", "message", "kind", "size", "links"]);
     static OBJECT_PROTOTYPE: Object = Object::get_prototype_of(&Object::new());
 }
 

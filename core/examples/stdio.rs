@@ -5,10 +5,11 @@
 //! cargo run -p acp-fs --example stdio --features disk -- --root DIR [--root DIR2 ...] [--read-only]
 //! ```
 //!
-//! Every `--root` (absolute; an existing directory is canonicalized, so a symlinked temp dir
-//! such as macOS `/tmp` still matches the real paths the disk reports) is the root set of every
-//! session: any `sessionId` is served with that default policy. `--read-only` refuses writes
-//! (`-32601`) and advertises `writeTextFile: false`.
+//! Every `--root` (a relative one is taken from the current directory) is the root set of every
+//! session: any `sessionId` is served with that default policy. Roots are passed as given, not
+//! canonicalized: the engine resolves them itself when a real path needs it, so a root that is a
+//! symlink (macOS `/tmp`) serves the paths under the name it was given.
+//! `--read-only` refuses writes (`-32601`) and advertises `writeTextFile: false`.
 //!
 //! Try it:
 //!
@@ -29,7 +30,7 @@
 use acp_fs::{respond, AcpFs, AcpFsError, DefaultHost, DiskStorage, Options, Storage};
 use std::ffi::OsString;
 use std::io::{self, BufRead, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 const USAGE: &str = "\
@@ -38,7 +39,7 @@ usage: stdio --root DIR [--root DIR ...] [--read-only]
 Serves fs/read_text_file and fs/write_text_file as JSON-RPC 2.0 on stdin/stdout, one message
 per line, over the real disk.
 
-  --root DIR    absolute directory every session may use (repeatable, at least one)
+  --root DIR    directory every session may use (repeatable, at least one)
   --read-only   refuse fs/write_text_file (-32601) and advertise writeTextFile: false
   -h, --help    print this help
 ";
@@ -124,36 +125,23 @@ fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Command, Strin
 }
 
 /// Checks one `--root` and turns it into the string form the engine takes.
+///
+/// The root is only made absolute, never canonicalized: canonicalizing turned `--root /x/link`
+/// into the link's target, and every request naming a path under `/x/link/` was then outside
+/// the roots. The engine normalizes roots lexically and resolves symlinks itself.
 fn root(dir: &std::ffi::OsStr) -> Result<String, String> {
-    let path = Path::new(dir);
-    if !path.is_absolute() {
-        return Err(format!("--root {dir:?} is not an absolute path"));
-    }
-    let path = match std::fs::metadata(path) {
-        Ok(m) if m.is_dir() => std::fs::canonicalize(path).map_err(|e| format!("--root {dir:?}: {e}"))?,
+    let path = std::path::absolute(Path::new(dir)).map_err(|e| format!("--root {dir:?}: {e}"))?;
+    match std::fs::metadata(&path) {
+        Ok(m) if m.is_dir() => {}
         Ok(_) => return Err(format!("--root {dir:?} is not a directory")),
         // A root that does not exist yet can still receive new files (semantics.md §8).
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             eprintln!("stdio: note: --root {dir:?} does not exist yet");
-            path.to_path_buf()
         }
         Err(e) => return Err(format!("--root {dir:?}: {e}")),
-    };
-    let text = without_verbatim_prefix(path).into_os_string().into_string();
+    }
+    let text = path.into_os_string().into_string();
     text.map_err(|p| format!("--root {p:?} is not valid UTF-8 (ACP paths are JSON strings)"))
-}
-
-/// Windows `canonicalize` answers `\\?\C:\…`, which the engine refuses (it bypasses
-/// normalization); the plain form names the same directory.
-fn without_verbatim_prefix(path: PathBuf) -> PathBuf {
-    let Some(text) = path.to_str() else { return path };
-    if let Some(unc) = text.strip_prefix(r"\\?\UNC\") {
-        return PathBuf::from(format!(r"\\{unc}"));
-    }
-    match text.strip_prefix(r"\\?\") {
-        Some(rest) if rest.as_bytes().get(1) == Some(&b':') => PathBuf::from(rest),
-        _ => path,
-    }
 }
 
 /// Answers every line of `input` on `output` until end of input.

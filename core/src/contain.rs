@@ -6,6 +6,7 @@ use crate::io::{Answer, Io};
 use crate::operation::Channel;
 use crate::path::AbsPath;
 use crate::storage::{StorageError, StorageErrorKind, Symlinks};
+use std::sync::Arc;
 
 /// A path that passed every check.
 pub(crate) struct Target {
@@ -13,6 +14,9 @@ pub(crate) struct Target {
     pub requested: AbsPath,
     /// Where the I/O goes: the resolved path when the storage has symlinks.
     pub real: AbsPath,
+    /// The root `real` lies under (resolved when the storage has symlinks): storages that can
+    /// open relative to it do, so nothing outside it is reached even if the disk moves.
+    pub root: AbsPath,
     /// Trailing components that do not exist yet (0: the file exists; 1: only the file is
     /// missing); `None` when the storage cannot tell (no symlink support, so no resolution).
     pub missing: Option<usize>,
@@ -49,7 +53,10 @@ pub(crate) async fn resolve(
     writing: bool,
 ) -> Result<Target, AcpFsError> {
     match shared.caps.symlinks {
-        Symlinks::None => Ok(Target { real: path.clone(), requested: path, missing: None }),
+        Symlinks::None => {
+            let root = lexical_root(roots, &path);
+            Ok(Target { real: path.clone(), requested: path, root, missing: None })
+        }
         Symlinks::Unresolvable => Err(AcpFsError::denied(
             ErrorKind::SymlinkEscape,
             path.as_str(),
@@ -69,31 +76,69 @@ pub(crate) async fn resolve(
             };
             // A canonical path lexically under a root is physically under it (every component
             // of a canonical path is a real directory), so roots are resolved only when needed.
-            if !roots.iter().any(|r| real.starts_with(r)) && !inside_resolved_roots(io, roots, &real).await {
-                return Err(AcpFsError::denied(
-                    ErrorKind::SymlinkEscape,
-                    path.as_str(),
-                    format!("the path resolves to {real}, outside the session's roots"),
-                ));
-            }
+            let root = match roots.iter().find(|r| real.starts_with(r)) {
+                Some(root) => root.clone(),
+                None => match resolved_root_of(io, roots, &real).await {
+                    Some(root) => root,
+                    None => {
+                        return Err(AcpFsError::denied(
+                            ErrorKind::SymlinkEscape,
+                            path.as_str(),
+                            format!("the path resolves to {real}, outside the session's roots"),
+                        ))
+                    }
+                },
+            };
             if !real.same_as(&path) {
                 deny(shared, &real, &path, writing)?;
             }
-            Ok(Target { requested: path, real, missing: Some(missing) })
+            Ok(Target { requested: path, real, root, missing: Some(missing) })
         }
     }
 }
 
-async fn inside_resolved_roots(io: &Channel, roots: &[AbsPath], real: &AbsPath) -> bool {
+/// The first root whose real path contains `real`, as that real path.
+async fn resolved_root_of(io: &Channel, roots: &[AbsPath], real: &AbsPath) -> Option<AbsPath> {
     for root in roots {
         // A root that cannot be resolved contains nothing: fail closed.
         if let Ok((resolved, _)) = real_path(io, root).await {
             if real.starts_with(&resolved) {
-                return true;
+                return Some(resolved);
             }
         }
     }
-    false
+    None
+}
+
+/// The root a lexically checked path lies under ([`lexical`] has made sure there is one).
+fn lexical_root(roots: &[AbsPath], path: &AbsPath) -> AbsPath {
+    roots.iter().find(|r| path.starts_with(r)).unwrap_or(path).clone()
+}
+
+/// The open document that shows the target's file, with the name the host opened it under:
+/// the requested path, the real path, or another name (a symlink) that resolves to the same
+/// real path, so a buffer is found whichever name the agent and the user each used.
+pub(crate) async fn document(shared: &Shared, io: &Channel, target: &Target) -> Option<(AbsPath, Arc<str>)> {
+    for name in [&target.requested, &target.real] {
+        if let Some(text) = shared.document(name) {
+            return Some((name.clone(), text));
+        }
+    }
+    if shared.caps.symlinks != Symlinks::Resolvable {
+        return None;
+    }
+    for (name, text) in shared.documents() {
+        if name.same_as(&target.requested) || name.same_as(&target.real) {
+            continue;
+        }
+        // A document whose file is gone or unreachable names no file on disk: not this one.
+        if let Answer::Path(p) = io.ask(Io::RealPath { path: name.as_str().to_owned() }).await {
+            if AbsPath::parse(&p).is_ok_and(|p| p.same_as(&target.real)) {
+                return Some((name, text));
+            }
+        }
+    }
+    None
 }
 
 enum Resolve {
@@ -157,6 +202,11 @@ pub(crate) fn storage_error(e: StorageError, path: &AbsPath) -> AcpFsError {
     match e.kind {
         StorageErrorKind::NotFound | StorageErrorKind::NotADirectory => AcpFsError::not_found(p),
         StorageErrorKind::PermissionDenied => AcpFsError::denied(ErrorKind::PermissionDenied, p, e.message),
+        StorageErrorKind::SymlinkEscape => AcpFsError::denied(
+            ErrorKind::SymlinkEscape,
+            p,
+            format!("the path changed after it was checked and was refused ({})", e.message),
+        ),
         StorageErrorKind::IsADirectory => AcpFsError::denied(ErrorKind::NotAFile, p, "the path is a directory"),
         StorageErrorKind::Unsupported | StorageErrorKind::Other => AcpFsError::storage(p, &e.message),
     }

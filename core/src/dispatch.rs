@@ -5,6 +5,7 @@ use crate::error::AcpFsError;
 use crate::operation::{Operation, Outcome};
 use crate::protocol::{READ_TEXT_FILE, WRITE_TEXT_FILE};
 use crate::storage::{Host, Storage};
+use serde::de::{MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -42,26 +43,59 @@ impl Call {
     }
 }
 
-#[derive(Deserialize)]
-struct Envelope<'a> {
-    #[serde(default)]
-    jsonrpc: Option<Value>,
-    #[serde(default, borrow, deserialize_with = "present")]
+/// The members of a message, each kept as its raw JSON text. Nothing is decoded before it is
+/// known which member it belongs to: a value `serde_json::Value` cannot hold (a string escape
+/// with a lone surrogate, a number beyond f64) must be answered for the member it is in, not
+/// turn the whole message into a parse error that cannot name the request.
+struct Members<'a> {
+    jsonrpc: Option<&'a RawValue>,
     id: Option<&'a RawValue>,
-    #[serde(default, deserialize_with = "present_value")]
-    method: Option<Value>,
-    #[serde(default)]
-    params: Option<Value>,
+    method: Option<&'a RawValue>,
+    params: Option<&'a RawValue>,
+    /// A lone surrogate in another member (or in a member's name).
+    lone_surrogate: bool,
 }
 
-/// Keeps `"id": null` apart from a missing id (a notification).
-fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&RawValue>::deserialize(d).map(Some)
+impl<'de> Deserialize<'de> for Members<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(MembersVisitor)
+    }
 }
 
-/// Keeps `"method": null` (malformed) apart from no method (a response).
-fn present_value<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(d).map(Some)
+struct MembersVisitor;
+
+impl<'de> Visitor<'de> for MembersVisitor {
+    type Value = Members<'de>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON-RPC message object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members<'de>, A::Error> {
+        let mut m = Members { jsonrpc: None, id: None, method: None, params: None, lone_surrogate: false };
+        while let Some(key) = map.next_key::<&'de RawValue>()? {
+            let value: &'de RawValue = map.next_value()?;
+            let Ok(name) = serde_json::from_str::<std::borrow::Cow<'_, str>>(key.get()) else {
+                m.lone_surrogate = true;
+                continue;
+            };
+            let slot = match name.as_ref() {
+                "jsonrpc" => &mut m.jsonrpc,
+                "id" => &mut m.id,
+                "method" => &mut m.method,
+                "params" => &mut m.params,
+                _ => {
+                    m.lone_surrogate |= has_lone_surrogate(value.get());
+                    continue;
+                }
+            };
+            // Which of two ids or methods is meant cannot be known.
+            if slot.replace(value).is_some() {
+                return Err(serde::de::Error::custom(format_args!("duplicate member {name:?}")));
+            }
+        }
+        Ok(m)
+    }
 }
 
 /// Builds a JSON-RPC response around a raw id.
@@ -90,7 +124,7 @@ impl AcpFs {
             Err(reply) => return Dispatch::Reply(reply),
         };
         if msg.method == "$/cancel_request" {
-            return match msg.params.as_ref().and_then(|p| p.get("requestId")) {
+            return match msg.params().ok().flatten().as_ref().and_then(|p| p.get("requestId")) {
                 Some(id) => Dispatch::Cancel(id.to_string()),
                 None => Dispatch::NotMine,
             };
@@ -106,9 +140,11 @@ impl AcpFs {
             Ok(None) => return Dispatch::NotMine,
             Err(reply) => return Dispatch::Reply(reply),
         };
-        let Some(operation) = self.request(method, msg.params.unwrap_or(Value::Null)) else {
-            return Dispatch::NotMine;
+        let operation = match msg.params() {
+            Ok(params) => self.request(method, params.unwrap_or(Value::Null)),
+            Err(e) => self.refused(method, e),
         };
+        let Some(operation) = operation else { return Dispatch::NotMine };
         Dispatch::Call(Call { id: id.to_owned(), method, operation })
     }
 
@@ -150,22 +186,23 @@ pub fn not_served(message: &str) -> Option<String> {
 
 /// A JSON-RPC message with a string method.
 pub(crate) struct Message<'a> {
-    jsonrpc: Option<Value>,
+    jsonrpc: Option<&'a RawValue>,
     id: Option<&'a RawValue>,
     pub method: String,
-    pub params: Option<Value>,
+    params: Option<&'a RawValue>,
+    lone_surrogate: bool,
 }
 
 /// Parses one message: `Ok(None)` for a message without a method (a response), `Err(reply)`
 /// for one that must be answered at once (-32700 / -32600).
 pub(crate) fn parse(message: &str) -> Result<Option<Message<'_>>, String> {
     // serde would also read a JSON array as a struct (by position), so only objects get in.
-    // An object that fails to parse is not valid JSON (the envelope accepts any member
-    // values), e.g. a string with a lone surrogate escape.
+    // Members are raw JSON text, which serde checks for syntax only, so an object that fails
+    // here is not valid JSON (or names a member twice).
     let object = message.trim_start().starts_with('{');
-    let parsed = if object { serde_json::from_str::<Envelope>(message).ok() } else { None };
-    let envelope = match parsed {
-        Some(e) => e,
+    let parsed = if object { serde_json::from_str::<Members>(message).ok() } else { None };
+    let members = match parsed {
+        Some(m) => m,
         None if object => return Err(respond("null", Err(AcpFsError::parse_error("the message is not valid JSON")))),
         None => {
             let (error, reason) = match serde_json::from_str::<&RawValue>(message) {
@@ -178,18 +215,26 @@ pub(crate) fn parse(message: &str) -> Result<Option<Message<'_>>, String> {
         }
     };
     // The id is echoed verbatim, and a raw value keeps escapes unchecked: a lone surrogate in
-    // it would make our reply invalid JSON too.
-    if envelope.id.is_some_and(|id| id.get().starts_with('"') && serde_json::from_str::<String>(id.get()).is_err()) {
+    // it would make our reply invalid JSON too. The only fault that leaves a request unanswerable.
+    if members.id.is_some_and(|id| id.get().starts_with('"') && has_lone_surrogate(id.get())) {
         return Err(respond("null", Err(AcpFsError::parse_error("the id is not a valid JSON string"))));
     }
-    match envelope.method {
-        None => Ok(None),
-        Some(Value::String(method)) => {
-            Ok(Some(Message { jsonrpc: envelope.jsonrpc, id: envelope.id, method, params: envelope.params }))
-        }
-        Some(_) => Err(invalid(envelope.id, "the method must be a string")),
+    let Some(method) = members.method else { return Ok(None) };
+    match serde_json::from_str::<Value>(method.get()) {
+        Ok(Value::String(name)) => Ok(Some(Message {
+            jsonrpc: members.jsonrpc,
+            id: members.id,
+            method: name,
+            params: members.params,
+            lone_surrogate: members.lone_surrogate,
+        })),
+        _ if has_lone_surrogate(method.get()) => Err(invalid(members.id, LONE_IN_MESSAGE)),
+        _ => Err(invalid(members.id, "the method must be a string")),
     }
 }
+
+const LONE_IN_MESSAGE: &str = "the message is not valid Unicode (a string escape with a lone surrogate)";
+const LONE: &str = "is not valid Unicode (a string escape with a lone surrogate)";
 
 fn valid_id(raw: &str) -> bool {
     matches!(raw.as_bytes().first(), Some(b'"' | b'-' | b'0'..=b'9')) || raw == "null"
@@ -203,14 +248,234 @@ impl<'a> Message<'a> {
         if !valid_id(id.get()) {
             return Err(invalid(None, "the id must be a string, a number or null"));
         }
-        if self.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
+        if self.jsonrpc.and_then(|v| serde_json::from_str::<String>(v.get()).ok()).as_deref() != Some("2.0") {
             return Err(invalid(Some(id), "jsonrpc must be \"2.0\""));
+        }
+        if self.lone_surrogate {
+            return Err(invalid(Some(id), LONE_IN_MESSAGE));
         }
         Ok(Some(id))
     }
+
+    /// The params, decoded; `Err` is the `-32602` for a lone surrogate, naming the params
+    /// member it is in (`params` itself when params is not an object).
+    pub(crate) fn params(&self) -> Result<Option<Value>, AcpFsError> {
+        self.params.map(decode_params).transpose()
+    }
+}
+
+/// Params as a `Value`, for the field checks to judge. Only what a `Value` cannot hold is
+/// handled here, and only when the plain decoding failed (it costs a second pass):
+/// - a string escape with a lone surrogate is refused, naming the top-level member it is in
+///   (checked before the fields in order, as the JS API does): replacing it would write or
+///   read something other than what was sent;
+/// - a number beyond f64's range (`1e400`, 400 digits) is read as the largest finite number of
+///   its sign, which every field refuses exactly as it refuses any too-large number, so it gets
+///   the same error (or, lenient, the same leniency) instead of a parse error without the id;
+/// - nesting deeper than serde's limit is refused naming the member.
+pub(crate) fn decode_params(raw: &RawValue) -> Result<Value, AcpFsError> {
+    if let Ok(value) = serde_json::from_str(raw.get()) {
+        return Ok(value);
+    }
+    let text = raw.get();
+    if !text.starts_with('{') {
+        return member(text).map_err(|why| AcpFsError::invalid_params("params", why));
+    }
+    let members: Vec<(&RawValue, &RawValue)> = serde_json::from_str::<RawMembers>(text)
+        .map_err(|e| AcpFsError::invalid_params("params", format!("is not valid JSON: {e}")))?
+        .0;
+    let mut object = serde_json::Map::new();
+    for (key, value) in members {
+        let Ok(name) = serde_json::from_str::<String>(key.get()) else {
+            return Err(AcpFsError::invalid_params(&repaired(key.get()), LONE));
+        };
+        let value = member(value.get()).map_err(|why| AcpFsError::invalid_params(&name, why))?;
+        object.insert(name, value);
+    }
+    Ok(Value::Object(object))
+}
+
+/// One member's value (see [`decode_params`]); `Err` is the reason.
+fn member(raw: &str) -> Result<Value, String> {
+    if has_lone_surrogate(raw) {
+        return Err(LONE.to_owned());
+    }
+    serde_json::from_str(&saturated(raw)).map_err(|e| {
+        if e.to_string().starts_with("recursion limit exceeded") {
+            "is nested deeper than 128 levels".to_owned()
+        } else {
+            format!("is not valid JSON: {e}")
+        }
+    })
+}
+
+/// An object's members in order, as raw text.
+struct RawMembers<'a>(Vec<(&'a RawValue, &'a RawValue)>);
+
+impl<'de> Deserialize<'de> for RawMembers<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawMembers<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawMembers<'de>, A::Error> {
+                let mut out = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    out.push(entry);
+                }
+                Ok(RawMembers(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// The `\uXXXX` escapes in `raw` (valid JSON text) that are lone surrogates, by byte range. In
+/// valid JSON a backslash only occurs inside a string and always starts an escape.
+fn lone_surrogates(raw: &str) -> Vec<std::ops::Range<usize>> {
+    let bytes = raw.as_bytes();
+    let unit = |at: usize| raw.get(at + 2..at + 6).and_then(|h| u16::from_str_radix(h, 16).ok());
+    let mut lone = Vec::new();
+    // A high surrogate escape waiting for its low half, which must follow at once.
+    let mut high: Option<usize> = None;
+    let mut from = 0;
+    while let Some(off) = memchr::memchr(b'\\', &bytes[from..]) {
+        let at = from + off;
+        let escape = if bytes.get(at + 1) == Some(&b'u') { unit(at) } else { None };
+        from = at + if escape.is_some() { 6 } else { 2 };
+        match escape {
+            Some(0xD800..=0xDBFF) => lone.extend(high.replace(at).map(|h| h..h + 6)),
+            Some(0xDC00..=0xDFFF) => match high.take() {
+                Some(h) if h + 6 == at => {}
+                Some(h) => lone.extend([h..h + 6, at..at + 6]),
+                None => lone.push(at..at + 6),
+            },
+            _ => lone.extend(high.take().map(|h| h..h + 6)),
+        }
+    }
+    lone.extend(high.map(|h| h..h + 6));
+    lone
+}
+
+fn has_lone_surrogate(raw: &str) -> bool {
+    memchr::memchr(b'\\', raw.as_bytes()).is_some() && !lone_surrogates(raw).is_empty()
+}
+
+/// A JSON string with lone surrogates shown as U+FFFD, to name a member whose name has one.
+fn repaired(raw: &str) -> String {
+    let mut text = String::with_capacity(raw.len());
+    let mut from = 0;
+    for range in lone_surrogates(raw) {
+        text.push_str(&raw[from..range.start]);
+        text.push_str("\\ufffd");
+        from = range.end;
+    }
+    text.push_str(&raw[from..]);
+    serde_json::from_str(&text).unwrap_or_default()
+}
+
+/// `raw` (valid JSON text) with every number serde cannot hold replaced by `±1e308`.
+fn saturated(raw: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = raw.as_bytes();
+    let mut out = String::new();
+    let (mut copied, mut i) = (0, 0);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                // Skip the string: up to the first quote that is not escaped.
+                i += 1;
+                while let Some(off) = memchr::memchr2(b'"', b'\\', &bytes[i..]) {
+                    i += off + 1;
+                    if bytes[i - 1] == b'"' {
+                        break;
+                    }
+                    i += 1;
+                }
+            }
+            b'-' | b'0'..=b'9' => {
+                let end = bytes[i..]
+                    .iter()
+                    .position(|b| !matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+                    .map_or(bytes.len(), |n| i + n);
+                if serde_json::from_str::<Value>(&raw[i..end]).is_err() {
+                    out.push_str(&raw[copied..i]);
+                    out.push_str(if bytes[i] == b'-' { "-1e308" } else { "1e308" });
+                    copied = end;
+                }
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    if copied == 0 {
+        return raw.into();
+    }
+    out.push_str(&raw[copied..]);
+    out.into()
 }
 
 fn invalid(id: Option<&RawValue>, reason: &str) -> String {
     let id = id.filter(|i| valid_id(i.get())).map_or("null", |i| i.get());
     respond(id, Err(AcpFsError::invalid_request(reason)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{MemoryStorage, Options, Storage};
+
+    fn reply(message: &str, options: Options) -> Value {
+        let disk = MemoryStorage::new();
+        disk.put("/p/a.txt", "one\ntwo\n");
+        let fs = AcpFs::new(Options { roots: Some(vec!["/p".into()]), ..options }, disk.caps()).unwrap();
+        let text = fs.handle(&disk, &crate::DefaultHost, message).expect("answered");
+        serde_json::from_str(&text).unwrap()
+    }
+
+    #[test]
+    fn lone_surrogates_by_range() {
+        assert!(lone_surrogates(r#""\ud83d\ude00 \u00e9 \\ud800""#).is_empty(), "pairs, BMP, an escaped backslash");
+        assert_eq!(lone_surrogates(r#""\ud800x""#), vec![1..7]);
+        assert_eq!(lone_surrogates(r#""\udc00\ud800""#), vec![1..7, 7..13]);
+        assert_eq!(lone_surrogates(r#"["\ud800","\udc00"]"#), vec![2..8, 11..17]);
+        assert_eq!(repaired(r#""k\ud800""#), "k\u{FFFD}");
+    }
+
+    #[test]
+    fn saturates_only_numbers_out_of_range() {
+        assert_eq!(
+            saturated(r#"{"a":"1e400","b":[1e400,-1E+999,2,1.5e3],"c\"1e400":0}"#),
+            r#"{"a":"1e400","b":[1e308,-1e308,2,1.5e3],"c\"1e400":0}"#
+        );
+        assert!(matches!(saturated("[1,2]"), std::borrow::Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn huge_line_is_invalid_params_with_the_id() {
+        let r = reply(
+            r#"{"jsonrpc":"2.0","id":"x","method":"fs/read_text_file","params":{"sessionId":"s","path":"/p/a.txt","line":1e400}}"#,
+            Options::default(),
+        );
+        assert_eq!(r["id"], "x");
+        assert_eq!(r["error"]["code"], -32602);
+        assert_eq!(r["error"]["data"], serde_json::json!({"field": "line", "reason": "must be at most 4294967295"}));
+        let r = reply(
+            r#"{"jsonrpc":"2.0","id":1,"method":"fs/read_text_file","params":{"sessionId":"s","path":"/p/a.txt","line":-1e400}}"#,
+            Options::default(),
+        );
+        assert_eq!(r["error"]["data"]["reason"], "must not be negative");
+    }
+
+    #[test]
+    fn lone_surrogate_in_content_names_it() {
+        let r = reply(
+            r#"{"jsonrpc":"2.0","id":2,"method":"fs/write_text_file","params":{"sessionId":"s","path":"/p/n.txt","content":"a\ud800"}}"#,
+            Options::default(),
+        );
+        assert_eq!(r["id"], 2);
+        assert_eq!(r["error"]["data"]["field"], "content");
+        assert!(r["error"]["data"]["reason"].as_str().unwrap().contains("lone surrogate"), "{r}");
+    }
 }

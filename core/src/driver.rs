@@ -1,38 +1,74 @@
 //! The two ten-line loops that run an [`Operation`] against a storage.
 
-use crate::io::{Answer, Io, Step};
+use crate::io::{Answer, FileId, Io, Step};
 use crate::operation::{Operation, Outcome};
-use crate::storage::{AsyncHost, AsyncStorage, Host, Storage};
+use crate::storage::{AsyncHost, AsyncStorage, Host, Metadata, Storage, StorageError, StorageErrorKind};
 
-/// Performs one I/O request against a synchronous storage and host.
-pub fn perform(storage: &impl Storage, host: &impl Host, io: Io) -> Answer {
+/// The files one operation opened, by [`FileId`]; dropping it closes them, so a driver keeps
+/// one per operation and drops it when the operation ends (or is cancelled).
+pub struct OpenFiles<F>(Vec<F>);
+
+impl<F> Default for OpenFiles<F> {
+    fn default() -> Self {
+        OpenFiles(Vec::new())
+    }
+}
+
+impl<F> OpenFiles<F> {
+    fn opened(&mut self, opened: Result<(Option<F>, Metadata), StorageError>) -> Answer {
+        match opened {
+            Ok((Some(file), meta)) => {
+                let Ok(id) = FileId::try_from(self.0.len()) else {
+                    return Answer::Err(StorageError::new(StorageErrorKind::Other, "too many open files"));
+                };
+                self.0.push(file);
+                Answer::Opened { file: Some(id), meta }
+            }
+            Ok((None, meta)) => Answer::Opened { file: None, meta },
+            Err(e) => Answer::Err(e),
+        }
+    }
+
+    fn get(&self, id: FileId) -> Result<&F, StorageError> {
+        self.0
+            .get(id as usize)
+            .ok_or_else(|| StorageError::new(StorageErrorKind::Other, format!("the operation has no open file {id}")))
+    }
+}
+
+/// Performs one I/O request against a synchronous storage and host; `files` are the
+/// operation's open files.
+pub fn perform<S: Storage>(storage: &S, host: &impl Host, files: &mut OpenFiles<S::File>, io: Io) -> Answer {
     match io {
         Io::Stat { path, follow } => storage.stat(&path, follow).into(),
         Io::RealPath { path } => storage.real_path(&path).into(),
         Io::ReadAll { path } => storage.read(&path).into(),
-        Io::ReadRange { path, offset, len } => storage.read_range(&path, offset, len).into(),
-        Io::MakeDirs { path } => storage.make_dirs(&path).into(),
-        Io::Write { path, bytes } => storage.write(&path, &bytes).into(),
+        Io::Open { root, path } => files.opened(storage.open(&root, &path)),
+        Io::ReadAt { file, offset, len } => files.get(file).and_then(|f| storage.read_at(f, offset, len)).into(),
+        Io::MakeDirs { root, path } => storage.make_dirs(&root, &path).into(),
+        Io::Write { root, path, bytes } => storage.write(&root, &path, &bytes).into(),
         Io::Approve { change } => Answer::Approved(host.approve(&change)),
         Io::WriteDocument { path, text } => Answer::Document(host.write_document(&path, &text)),
     }
 }
 
 /// Runs `op` to completion against a synchronous storage.
-pub fn run(mut op: Operation, storage: &impl Storage, host: &impl Host) -> Outcome {
+pub fn run<S: Storage>(mut op: Operation, storage: &S, host: &impl Host) -> Outcome {
     let clock = Clock::start();
+    let mut files = OpenFiles::default();
     let mut step = op.start();
     loop {
         step = match step {
-            Step::Io(io) => op.resume(perform(storage, host, io)),
+            Step::Io(io) => op.resume(perform(storage, host, &mut files, io)),
             Step::Done(outcome) => return clock.stamp(*outcome),
         }
     }
 }
 
 /// Runs `op` to completion against an async storage (no `Send` needed: wasm-friendly).
-pub async fn run_async(mut op: Operation, storage: &impl AsyncStorage, host: &impl AsyncHost) -> Outcome {
+pub async fn run_async<S: AsyncStorage>(mut op: Operation, storage: &S, host: &impl AsyncHost) -> Outcome {
     let clock = Clock::start();
+    let mut files = OpenFiles::default();
     let mut step = op.start();
     loop {
         step = match step {
@@ -41,9 +77,13 @@ pub async fn run_async(mut op: Operation, storage: &impl AsyncStorage, host: &im
                     Io::Stat { path, follow } => storage.stat(&path, follow).await.into(),
                     Io::RealPath { path } => storage.real_path(&path).await.into(),
                     Io::ReadAll { path } => storage.read(&path).await.into(),
-                    Io::ReadRange { path, offset, len } => storage.read_range(&path, offset, len).await.into(),
-                    Io::MakeDirs { path } => storage.make_dirs(&path).await.into(),
-                    Io::Write { path, bytes } => storage.write(&path, &bytes).await.into(),
+                    Io::Open { root, path } => files.opened(storage.open(&root, &path).await),
+                    Io::ReadAt { file, offset, len } => match files.get(file) {
+                        Ok(f) => storage.read_at(f, offset, len).await.into(),
+                        Err(e) => Answer::Err(e),
+                    },
+                    Io::MakeDirs { root, path } => storage.make_dirs(&root, &path).await.into(),
+                    Io::Write { root, path, bytes } => storage.write(&root, &path, &bytes).await.into(),
                     Io::Approve { change } => Answer::Approved(host.approve(&change).await),
                     Io::WriteDocument { path, text } => Answer::Document(host.write_document(&path, &text).await),
                 };

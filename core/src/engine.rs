@@ -116,6 +116,23 @@ impl AcpFs {
         Operation::new("write", Echo::of(&params), move |channel| Box::pin(write::run(shared, params, channel)))
     }
 
+    /// An fs request whose params could not be decoded (see `dispatch::decode_params`): it
+    /// fails like any params error, after the capability check that comes first (§8), and is
+    /// run like any request so hosts get its audit event.
+    pub(crate) fn refused(&self, method: &str, error: AcpFsError) -> Option<Operation> {
+        let (op, writing) = match method {
+            READ_TEXT_FILE => ("read", false),
+            WRITE_TEXT_FILE => ("write", true),
+            _ => return None,
+        };
+        let shared = self.shared.clone();
+        Some(Operation::new(op, Echo::default(), move |_| {
+            Box::pin(async move {
+                Err(if writing && !shared.can_write() { AcpFsError::method_not_found(WRITE_TEXT_FILE) } else { error })
+            })
+        }))
+    }
+
     /// Starts the request for `method`, or `None` if it is not an fs method.
     pub fn request(&self, method: &str, params: Value) -> Option<Operation> {
         match method {
@@ -144,6 +161,11 @@ impl Shared {
 
     pub fn document(&self, path: &AbsPath) -> Option<Arc<str>> {
         read_lock(&self.documents).get(path.as_str()).cloned()
+    }
+
+    /// Every open document, by the name the host opened it under.
+    pub fn documents(&self) -> Vec<(AbsPath, Arc<str>)> {
+        read_lock(&self.documents).iter().filter_map(|(k, v)| Some((AbsPath::parse(k).ok()?, v.clone()))).collect()
     }
 
     pub fn set_document(&self, path: &AbsPath, text: &str) {

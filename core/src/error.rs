@@ -29,6 +29,7 @@ pub enum ErrorKind {
     SymlinkEscape,
     DeniedByPattern,
     NotAFile,
+    HardLink,
     BinaryFile,
     NotUtf8,
     FileTooLarge,
@@ -41,7 +42,7 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// Every kind, in table order.
-    pub const ALL: [ErrorKind; 17] = [
+    pub const ALL: [ErrorKind; 18] = [
         ErrorKind::ParseError,
         ErrorKind::InvalidRequest,
         ErrorKind::MethodNotFound,
@@ -51,6 +52,7 @@ impl ErrorKind {
         ErrorKind::SymlinkEscape,
         ErrorKind::DeniedByPattern,
         ErrorKind::NotAFile,
+        ErrorKind::HardLink,
         ErrorKind::BinaryFile,
         ErrorKind::NotUtf8,
         ErrorKind::FileTooLarge,
@@ -78,6 +80,7 @@ impl ErrorKind {
             ErrorKind::SymlinkEscape => "symlink_escape",
             ErrorKind::DeniedByPattern => "denied_by_pattern",
             ErrorKind::NotAFile => "not_a_file",
+            ErrorKind::HardLink => "hard_link",
             ErrorKind::BinaryFile => "binary_file",
             ErrorKind::NotUtf8 => "not_utf8",
             ErrorKind::FileTooLarge => "file_too_large",

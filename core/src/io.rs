@@ -4,8 +4,13 @@ use crate::record::{ChangeRecord, DocumentWrite};
 use crate::storage::{Metadata, StorageError};
 use crate::Outcome;
 
+/// An open file of one operation, numbered by the driver in the order it opened them. The
+/// driver closes every file of an operation when the operation ends.
+pub type FileId = u32;
+
 /// One I/O request from an operation. Paths are normalized (and, after containment is
-/// checked, resolved) absolute paths.
+/// checked, resolved) absolute paths; `root` is the (resolved) session root the path was
+/// checked against, for storages that resolve relative to it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Io {
     Stat {
@@ -15,18 +20,27 @@ pub enum Io {
     RealPath {
         path: String,
     },
+    /// The whole file, for storages without ranged reads.
     ReadAll {
         path: String,
     },
-    ReadRange {
+    /// Open the file for reading: answered with [`Answer::Opened`].
+    Open {
+        root: String,
         path: String,
+    },
+    /// Up to `len` bytes at `offset` of a file this operation opened.
+    ReadAt {
+        file: FileId,
         offset: u64,
         len: usize,
     },
     MakeDirs {
+        root: String,
         path: String,
     },
     Write {
+        root: String,
         path: String,
         bytes: Vec<u8>,
     },
@@ -45,6 +59,11 @@ pub enum Io {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Answer {
     Metadata(Metadata),
+    /// The answer to [`Io::Open`]: no file when the path is not a regular file.
+    Opened {
+        file: Option<FileId>,
+        meta: Metadata,
+    },
     Path(String),
     Bytes(Vec<u8>),
     Done,

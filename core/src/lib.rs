@@ -40,6 +40,7 @@ mod dispatch;
 mod driver;
 mod engine;
 mod error;
+mod file;
 mod io;
 pub mod mcp;
 mod memory;
@@ -59,10 +60,11 @@ mod write;
 #[cfg(feature = "disk")]
 pub use disk::DiskStorage;
 pub use dispatch::{not_served, respond, Call, Dispatch};
-pub use driver::{perform, run, run_async};
+pub use driver::{perform, run, run_async, OpenFiles};
 pub use engine::AcpFs;
 pub use error::{codes, AcpFsError, ErrorKind};
-pub use io::{Answer, Io, Step};
+pub use file::{FIRST_CHUNK, MAX_CHUNK};
+pub use io::{Answer, FileId, Io, Step};
 pub use memory::MemoryStorage;
 pub use operation::{Operation, Outcome};
 pub use options::{LineEndings, Options, PastEnd, DEFAULT_DENY};
@@ -70,7 +72,6 @@ pub use protocol::{
     FileSystemCapability, ReadTextFileRequest, ReadTextFileResponse, Response, WriteTextFileRequest,
     WriteTextFileResponse, PROTOCOL_VERSION, READ_TEXT_FILE, WRITE_TEXT_FILE,
 };
-pub use read::{FIRST_CHUNK, MAX_CHUNK};
 pub use record::{AuditEvent, ChangeRecord, DocumentWrite};
 pub use storage::{
     AsyncHost, AsyncStorage, DefaultHost, FileKind, Host, Metadata, Storage, StorageCaps, StorageError,

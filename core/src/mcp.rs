@@ -125,7 +125,7 @@ impl McpServer {
             Err(reply) => return McpDispatch::Reply(reply),
         };
         if msg.method == "notifications/cancelled" {
-            return match msg.params.as_ref().and_then(|p| p.get("requestId")) {
+            return match msg.params().ok().flatten().as_ref().and_then(|p| p.get("requestId")) {
                 Some(id) => McpDispatch::Cancel(id.to_string()),
                 None => McpDispatch::NotMine,
             };
@@ -136,7 +136,12 @@ impl McpServer {
             Err(reply) => return McpDispatch::Reply(reply),
         };
         let reply = |result: Result<Value, AcpFsError>| McpDispatch::Reply(respond(id.get(), result));
-        let params = msg.params.unwrap_or(Value::Null);
+        // Params a `Value` cannot hold (a lone surrogate escape) are answered for this request,
+        // as the fs methods do (semantics.md §8.1), naming the member they are in.
+        let params = match msg.params() {
+            Ok(params) => params.unwrap_or(Value::Null),
+            Err(e) => return reply(Err(e)),
+        };
         match msg.method.as_str() {
             "initialize" => {
                 let asked = params.get("protocolVersion").and_then(Value::as_str);

@@ -5,11 +5,13 @@ use crate::path::AbsPath;
 use crate::storage::{FileKind, Metadata, Storage, StorageCaps, StorageError, StorageErrorKind};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Node {
-    File(Vec<u8>),
+    /// Names that share one `Arc` are hard links to one file; a write replaces the name's
+    /// `Arc` (like a rename over it), so an open file keeps the content it was opened with.
+    File(Arc<Vec<u8>>),
     Dir,
     Symlink(String),
     Special,
@@ -67,7 +69,19 @@ impl MemoryStorage {
 
     /// Creates or replaces a file (parents implied).
     pub fn put(&self, path: &str, bytes: impl AsRef<[u8]>) {
-        self.insert(path, Node::File(bytes.as_ref().to_vec()));
+        self.insert(path, Node::File(Arc::new(bytes.as_ref().to_vec())));
+    }
+
+    /// Makes `path` a hard link to the existing file `existing` (no symlinks followed); false
+    /// when `existing` is not a file.
+    pub fn hard_link(&self, path: &str, existing: &str) -> bool {
+        let Ok(existing) = AbsPath::parse(existing) else { return false };
+        let file = match self.lock().get(existing.as_str()) {
+            Some(node @ Node::File(_)) => node.clone(),
+            _ => return false,
+        };
+        self.insert(path, file);
+        true
     }
 
     /// Creates a directory (parents implied).
@@ -89,7 +103,7 @@ impl MemoryStorage {
     pub fn get(&self, path: &str) -> Option<Vec<u8>> {
         let path = AbsPath::parse(path).ok()?;
         match self.lock().get(path.as_str()) {
-            Some(Node::File(b)) => Some(b.clone()),
+            Some(Node::File(b)) => Some(b.to_vec()),
             _ => None,
         }
     }
@@ -104,7 +118,7 @@ impl MemoryStorage {
         self.lock()
             .iter()
             .filter_map(|(k, n)| match n {
-                Node::File(b) => Some((k.clone(), b.clone())),
+                Node::File(b) => Some((k.clone(), b.to_vec())),
                 _ => None,
             })
             .collect()
@@ -218,6 +232,11 @@ fn walk(
     Ok((current, kind))
 }
 
+/// The names of the file `bytes` belongs to.
+fn links(nodes: &BTreeMap<String, Node>, bytes: &Arc<Vec<u8>>) -> u64 {
+    nodes.values().filter(|n| matches!(n, Node::File(b) if Arc::ptr_eq(b, bytes))).count() as u64
+}
+
 fn root_of(path: &AbsPath) -> AbsPath {
     let mut root = path.clone();
     while let Some(p) = root.parent() {
@@ -239,18 +258,26 @@ fn is_absolute(target: &str) -> bool {
 }
 
 impl Storage for MemoryStorage {
+    type File = Arc<Vec<u8>>;
+
     fn caps(&self) -> StorageCaps {
         self.caps
     }
 
     fn stat(&self, path: &str, follow: bool) -> Result<Metadata, StorageError> {
         let nodes = self.lock();
-        let (_, kind) = self.resolve(&nodes, path, follow)?;
+        let (real, kind) = self.resolve(&nodes, path, follow)?;
         Ok(match kind {
-            Kind::File(size) => Metadata { kind: FileKind::File, size },
-            Kind::Dir => Metadata { kind: FileKind::Directory, size: 0 },
-            Kind::Symlink(size) => Metadata { kind: FileKind::Symlink, size },
-            Kind::Special => Metadata { kind: FileKind::Other, size: 0 },
+            Kind::File(size) => {
+                let links = match nodes.get(real.as_str()) {
+                    Some(Node::File(bytes)) => links(&nodes, bytes),
+                    _ => 1,
+                };
+                Metadata { kind: FileKind::File, size, links }
+            }
+            Kind::Dir => Metadata::new(FileKind::Directory, 0),
+            Kind::Symlink(size) => Metadata::new(FileKind::Symlink, size),
+            Kind::Special => Metadata::new(FileKind::Other, 0),
         })
     }
 
@@ -265,17 +292,49 @@ impl Storage for MemoryStorage {
         Ok(bytes)
     }
 
-    fn read_range(&self, path: &str, offset: u64, len: usize) -> Result<Vec<u8>, StorageError> {
-        let chunk = self.with_file(path, |bytes| {
-            let start = usize::try_from(offset).unwrap_or(usize::MAX).min(bytes.len());
-            let end = start.saturating_add(len.min(self.max_read)).min(bytes.len());
-            bytes[start..end].to_vec()
-        })?;
-        self.bytes_read.fetch_add(chunk.len() as u64, Ordering::Relaxed);
-        Ok(chunk)
+    /// Like the disk: the path must be the real path (a symlink anywhere on it is refused, as
+    /// one that appeared after the check would be), and the open file keeps its content when
+    /// the name is written again.
+    fn open(&self, _root: &str, path: &str) -> Result<(Option<Arc<Vec<u8>>>, Metadata), StorageError> {
+        let nodes = self.lock();
+        let target = AbsPath::parse(path).map_err(|why| StorageError::new(StorageErrorKind::Other, why))?;
+        let mut current = root_of(&target);
+        for name in target.components() {
+            current = current.join([name]);
+            match nodes.get(current.as_str()) {
+                None => return Err(StorageError::not_found(path)),
+                Some(Node::Symlink(_)) => {
+                    return Err(StorageError::new(
+                        StorageErrorKind::SymlinkEscape,
+                        format!("a symlink is on the path at {current}"),
+                    ))
+                }
+                Some(Node::Dir) if current != target => {}
+                Some(_) if current != target => {
+                    return Err(StorageError::new(
+                        StorageErrorKind::NotADirectory,
+                        format!("not a directory: {current}"),
+                    ))
+                }
+                Some(Node::File(bytes)) => {
+                    let meta = Metadata { kind: FileKind::File, size: bytes.len() as u64, links: links(&nodes, bytes) };
+                    return Ok((Some(bytes.clone()), meta));
+                }
+                Some(Node::Dir) => return Ok((None, Metadata::new(FileKind::Directory, 0))),
+                Some(_) => return Ok((None, Metadata::new(FileKind::Other, 0))),
+            }
+        }
+        Ok((None, Metadata::new(FileKind::Directory, 0)))
     }
 
-    fn make_dirs(&self, path: &str) -> Result<(), StorageError> {
+    fn read_at(&self, file: &Arc<Vec<u8>>, offset: u64, len: usize) -> Result<Vec<u8>, StorageError> {
+        let start = usize::try_from(offset).unwrap_or(usize::MAX).min(file.len());
+        let end = start.saturating_add(len.min(self.max_read)).min(file.len());
+        self.bytes_read.fetch_add((end - start) as u64, Ordering::Relaxed);
+        Ok(file[start..end].to_vec())
+    }
+
+    fn make_dirs(&self, _root: &str, path: &str) -> Result<(), StorageError> {
         let target = AbsPath::parse(path).map_err(|why| StorageError::new(StorageErrorKind::Other, why))?;
         let mut nodes = self.lock();
         let mut current = root_of(&target);
@@ -300,7 +359,7 @@ impl Storage for MemoryStorage {
         Ok(())
     }
 
-    fn write(&self, path: &str, bytes: &[u8]) -> Result<(), StorageError> {
+    fn write(&self, _root: &str, path: &str, bytes: &[u8]) -> Result<(), StorageError> {
         let target = AbsPath::parse(path).map_err(|why| StorageError::new(StorageErrorKind::Other, why))?;
         let (Some(parent), Some(name)) = (target.parent(), target.file_name()) else {
             return Err(StorageError::new(StorageErrorKind::IsADirectory, "cannot write to a root"));
@@ -315,7 +374,7 @@ impl Storage for MemoryStorage {
         match nodes.get(key.as_str()) {
             Some(Node::Dir) => Err(StorageError::new(StorageErrorKind::IsADirectory, format!("is a directory: {key}"))),
             _ => {
-                nodes.insert(key.as_str().to_owned(), Node::File(bytes.to_vec()));
+                nodes.insert(key.as_str().to_owned(), Node::File(Arc::new(bytes.to_vec())));
                 Ok(())
             }
         }

@@ -85,10 +85,11 @@ type Logic = Pin<Box<dyn Future<Output = Result<Done, AcpFsError>> + Send>>;
 /// let fs = AcpFs::new(Options::default(), storage.caps()).unwrap();
 /// fs.open_session("s", "/p", &[]).unwrap();
 /// let mut op = fs.read_text_file(serde_json::json!({"sessionId": "s", "path": "/p/a.txt", "line": 2}));
+/// let mut files = acp_fs::OpenFiles::default(); // closed when dropped, after the operation
 /// let mut step = op.start();
 /// let outcome = loop {
 ///     step = match step {
-///         Step::Io(io) => op.resume(acp_fs::perform(&storage, &acp_fs::DefaultHost, io)),
+///         Step::Io(io) => op.resume(acp_fs::perform(&storage, &acp_fs::DefaultHost, &mut files, io)),
 ///         Step::Done(outcome) => break outcome,
 ///     };
 /// };

@@ -63,6 +63,10 @@ pub struct Options {
     pub roots: Option<Vec<String>>,
     /// Host roots added to every session's set.
     pub extra_roots: Vec<String>,
+    /// Refuse regular files with more than one hard link, for reads and writes: the same file
+    /// may also have a name outside the roots (semantics.md §8.2). Storages without hard links
+    /// report one link, so this only bites on real disks.
+    pub refuse_hardlinks: bool,
 }
 
 /// The default deny list (semantics.md §3).
@@ -83,6 +87,7 @@ impl Default for Options {
             read_only: false,
             roots: None,
             extra_roots: Vec::new(),
+            refuse_hardlinks: true,
         }
     }
 }

@@ -2,6 +2,7 @@
 
 use crate::error::AcpFsError;
 use crate::path::AbsPath;
+use crate::text::{self, SNIFF_BYTES};
 use serde_json::{Map, Value};
 
 /// Validated `fs/read_text_file` params.
@@ -127,8 +128,32 @@ pub(crate) fn write(params: &Value, lenient: bool) -> Result<WriteParams, AcpFsE
     let session_id = required_string(obj, "sessionId")?;
     let path = path(obj)?;
     let content = required_string(obj, "content")?;
+    readable_back(&content)?;
     meta(obj, lenient)?;
     Ok(WriteParams { session_id, path, content })
+}
+
+/// Refuses content whose stored bytes could hold a NUL in the head reads sniff: after that
+/// write every read of the file would answer `binary_file`, and so would every later write (an
+/// agent may not replace what it could not read), so the write would lock the agent out.
+///
+/// The check runs before the target is known, so it takes the widest head any stored form can
+/// have: a BOM only shifts the text later (new or BOM'd file) or is dropped (file without one),
+/// CRLF conversion only shifts it later, and UTF-16 files have no NUL test at all. So the text
+/// after a leading U+FEFF is what is checked, over the first [`SNIFF_BYTES`] of its UTF-8 bytes:
+/// nothing a read refuses gets through; a few writes a read would accept (a NUL pushed past the
+/// head by a BOM or `\r\n`, or in a UTF-16 file) are refused too.
+fn readable_back(content: &str) -> Result<(), AcpFsError> {
+    let text = text::strip_bom(content).as_bytes();
+    match memchr::memchr(0, &text[..text.len().min(SNIFF_BYTES)]) {
+        None => Ok(()),
+        Some(at) => Err(AcpFsError::invalid_params(
+            "content",
+            format!(
+                "has a NUL character at byte {at}: within the first {SNIFF_BYTES} bytes it would be read back as binary_file"
+            ),
+        )),
+    }
 }
 
 #[cfg(test)]

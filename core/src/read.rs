@@ -3,22 +3,17 @@
 use crate::contain::{self, storage_error, unexpected, Target};
 use crate::engine::Shared;
 use crate::error::{AcpFsError, ErrorKind};
+use crate::file::{self, ChunkReader};
 use crate::io::{Answer, Io};
 use crate::operation::{Channel, Done};
 use crate::options::PastEnd;
 use crate::params;
 use crate::path::AbsPath;
 use crate::protocol::{ReadTextFileResponse, Response};
-use crate::storage::FileKind;
 use crate::text::{self, Encoding, NotText, SNIFF_BYTES};
 use crate::window::{Window, WindowError};
 use serde_json::Value;
 use std::sync::Arc;
-
-/// First ranged read; later reads double up to [`MAX_CHUNK`] so long windows need few round
-/// trips while short ones read little.
-pub const FIRST_CHUNK: usize = 16 * 1024;
-pub const MAX_CHUNK: usize = 1024 * 1024;
 
 pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Result<Done, AcpFsError> {
     let opts = &shared.policy.options;
@@ -28,12 +23,14 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
     let target = contain::resolve(&shared, &io, &roots, p.path, false).await?;
     let window = Window::new(u64::from(p.line), p.limit.map(u64::from), opts.max_read_bytes);
 
-    let content = match open_document(&shared, &target) {
-        Some(doc) => {
+    // Reads prefer what the user sees: the open buffer, under whichever name it was opened.
+    let content = match contain::document(&shared, &io, &target).await {
+        Some((_, doc)) => {
             let mut window = window;
             window.feed(doc.as_bytes()).and_then(|()| window.finish())
         }
-        None => read_file(&shared, &io, &target, window).await?,
+        None if shared.caps.ranged_reads => stream(&shared, &io, &target, window).await?,
+        None => whole(&shared, &io, &target, window).await?,
     };
     let content = match content {
         Ok(text) => text,
@@ -44,12 +41,21 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
     Ok(Done { response: Response::Read(ReadTextFileResponse { content, meta: None }), change: None, bytes })
 }
 
-/// Reads prefer what the user sees: the open buffer, under the requested or the real path.
-fn open_document(shared: &Shared, target: &Target) -> Option<Arc<str>> {
-    shared.document(&target.requested).or_else(|| shared.document(&target.real))
+/// A whole-file read of a file that cannot fit is refused before a byte is read (the 3 bytes
+/// allow for a UTF-8 BOM, which is not content).
+fn fits(window: &Window, size: u64, max: u64, requested: &AbsPath) -> Result<(), AcpFsError> {
+    if window.is_whole_file() && size > max.saturating_add(3) {
+        return Err(too_large(
+            requested,
+            max,
+            "the file is larger than maxReadBytes; read it in windows with line and limit",
+        ));
+    }
+    Ok(())
 }
 
-async fn read_file(
+/// Storages without ranged reads: stat (when they can), then the whole file.
+async fn whole(
     shared: &Shared,
     io: &Channel,
     target: &Target,
@@ -58,69 +64,57 @@ async fn read_file(
     let max = shared.policy.options.max_read_bytes;
     let path = target.real.as_str();
     let fail = |e| storage_error(e, &target.requested);
-    // The size from stat marks the end of the file, saving a last empty read; 0 is not
-    // trusted (procfs-like files report 0 and still have content).
-    let mut known_size = None;
     if shared.caps.stat {
         let meta = match io.ask(Io::Stat { path: path.to_owned(), follow: true }).await {
             Answer::Metadata(m) => m,
             Answer::Err(e) => return Err(fail(e)),
             other => return Err(fail(unexpected("stat", &other))),
         };
-        if meta.kind != FileKind::File {
-            return Err(not_a_file(&target.requested));
-        }
-        known_size = Some(meta.size).filter(|&size| size > 0);
-        // A whole-file read of a file that cannot fit is refused before a byte is read (the
-        // 3 bytes allow for a UTF-8 BOM, which is not content).
-        if window.is_whole_file() && meta.size > max.saturating_add(3) {
-            return Err(too_large(
-                &target.requested,
-                max,
-                "the file is larger than maxReadBytes; read it in windows with line and limit",
-            ));
-        }
+        file::check(shared, &meta, &target.requested)?;
+        fits(&window, meta.size, max, &target.requested)?;
     }
-
-    if !shared.caps.ranged_reads {
-        let bytes = match io.ask(Io::ReadAll { path: path.to_owned() }).await {
-            Answer::Bytes(b) => b,
-            Answer::Err(e) => return Err(fail(e)),
-            other => return Err(fail(unexpected("read", &other))),
-        };
-        // The same size-first order as a storage that can stat (semantics.md §8.1).
-        if window.is_whole_file() && bytes.len() as u64 > max.saturating_add(3) {
-            return Err(too_large(
-                &target.requested,
-                max,
-                "the file is larger than maxReadBytes; read it in windows with line and limit",
-            ));
-        }
-        let encoding = sniff(&bytes, &target.requested)?;
-        if !encoding.is_utf8() {
-            return utf16(&bytes, encoding, max, &target.requested, window);
-        }
-        return Ok(window.feed(&bytes[encoding.bom_len()..]).and_then(|()| window.finish()));
+    let bytes = match io.ask(Io::ReadAll { path: path.to_owned() }).await {
+        Answer::Bytes(b) => b,
+        Answer::Err(e) => return Err(fail(e)),
+        other => return Err(fail(unexpected("read", &other))),
+    };
+    // The same size-first order as a storage that can stat (semantics.md §8.1).
+    fits(&window, bytes.len() as u64, max, &target.requested)?;
+    let encoding = sniff(&bytes, &target.requested)?;
+    if !encoding.is_utf8() {
+        return utf16(&bytes, encoding, max, &target.requested, window);
     }
+    Ok(window.feed(&bytes[encoding.bom_len()..]).and_then(|()| window.finish()))
+}
 
-    // Streaming: the head first (the encoding and the NUL test need it), then chunks until
-    // the window is complete.
-    let mut reader =
-        ChunkReader { io, path, requested: &target.requested, offset: 0, chunk: FIRST_CHUNK, known_size, eof: false };
+/// Storages with ranged reads: one open file, the head first (the encoding and the NUL test
+/// need it), then chunks until the window is complete.
+async fn stream(
+    shared: &Shared,
+    io: &Channel,
+    target: &Target,
+    mut window: Window,
+) -> Result<Result<String, WindowError>, AcpFsError> {
+    let max = shared.policy.options.max_read_bytes;
+    let requested = &target.requested;
+    let (file, meta) = file::open(io, target).await.map_err(|e| storage_error(e, requested))?;
+    file::check(shared, &meta, requested)?;
+    fits(&window, meta.size, max, requested)?;
+    let mut reader = ChunkReader::new(io, file, meta.size, requested);
     let mut head = Vec::new();
     while head.len() < SNIFF_BYTES && !reader.eof {
         head.extend_from_slice(&reader.next().await?);
     }
-    let encoding = sniff(&head, &target.requested)?;
+    let encoding = sniff(&head, requested)?;
     if !encoding.is_utf8() {
         // UTF-16 is decoded whole; the raw size is capped like a whole read.
         while !reader.eof {
             if head.len() as u64 > utf16_cap(max) {
-                return Err(utf16_too_large(&target.requested, max));
+                return Err(utf16_too_large(requested, max));
             }
             head.extend_from_slice(&reader.next().await?);
         }
-        return utf16(&head, encoding, max, &target.requested, window);
+        return utf16(&head, encoding, max, requested, window);
     }
     if let Err(e) = window.feed(&head[encoding.bom_len()..]) {
         return Ok(Err(e));
@@ -132,43 +126,6 @@ async fn read_file(
         }
     }
     Ok(window.finish())
-}
-
-/// Sequential ranged reads: chunks double from [`FIRST_CHUNK`] to [`MAX_CHUNK`], and the end
-/// of the file is an empty read or, when stat gave a size, reaching it.
-struct ChunkReader<'a> {
-    io: &'a Channel,
-    path: &'a str,
-    requested: &'a AbsPath,
-    offset: u64,
-    chunk: usize,
-    known_size: Option<u64>,
-    eof: bool,
-}
-
-impl ChunkReader<'_> {
-    async fn next(&mut self) -> Result<Vec<u8>, AcpFsError> {
-        let bytes = read_range(self.io, self.path, self.offset, self.chunk, self.requested).await?;
-        self.offset += bytes.len() as u64;
-        self.eof = bytes.is_empty() || self.known_size.is_some_and(|size| self.offset >= size);
-        self.chunk = (self.chunk * 2).min(MAX_CHUNK);
-        Ok(bytes)
-    }
-}
-
-async fn read_range(
-    io: &Channel,
-    path: &str,
-    offset: u64,
-    len: usize,
-    requested: &AbsPath,
-) -> Result<Vec<u8>, AcpFsError> {
-    match io.ask(Io::ReadRange { path: path.to_owned(), offset, len }).await {
-        Answer::Bytes(b) if b.len() <= len => Ok(b),
-        Answer::Bytes(b) => Err(storage_error(unexpected("read_range", &Answer::Bytes(b)), requested)),
-        Answer::Err(e) => Err(storage_error(e, requested)),
-        other => Err(storage_error(unexpected("read_range", &other), requested)),
-    }
 }
 
 fn sniff(head: &[u8], requested: &AbsPath) -> Result<Encoding, AcpFsError> {
@@ -211,10 +168,6 @@ pub(crate) fn not_text(e: NotText, requested: &AbsPath) -> AcpFsError {
             "the file is not valid UTF-8 (or UTF-16 with a BOM); it is never decoded lossily",
         ),
     }
-}
-
-pub(crate) fn not_a_file(requested: &AbsPath) -> AcpFsError {
-    AcpFsError::denied(ErrorKind::NotAFile, requested.as_str(), "the path is not a regular file")
 }
 
 pub(crate) fn too_large(requested: &AbsPath, max: u64, hint: &str) -> AcpFsError {

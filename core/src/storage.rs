@@ -12,11 +12,21 @@ pub enum FileKind {
     Other,
 }
 
-/// The answer to a stat.
+/// The answer to a stat or an open.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Metadata {
     pub kind: FileKind,
     pub size: u64,
+    /// Hard links to the file (`nlink`); 1 where the storage has no hard links. A regular file
+    /// with more than one is also reachable under a name outside the roots (semantics.md §8.2).
+    pub links: u64,
+}
+
+impl Metadata {
+    /// Metadata of something with one link (every storage without hard links).
+    pub const fn new(kind: FileKind, size: u64) -> Metadata {
+        Metadata { kind, size, links: 1 }
+    }
 }
 
 /// Why a storage call failed, as far as the engine needs to know.
@@ -24,6 +34,9 @@ pub struct Metadata {
 pub enum StorageErrorKind {
     NotFound,
     PermissionDenied,
+    /// A symlink (or a path outside the root) turned up where the checked, canonical path had
+    /// none: something moved after containment was checked.
+    SymlinkEscape,
     IsADirectory,
     NotADirectory,
     Unsupported,
@@ -72,7 +85,8 @@ pub struct StorageCaps {
     pub symlinks: Symlinks,
     /// `stat` works (non-regular files are refused before they are opened, sizes checked).
     pub stat: bool,
-    /// `read_range` works: windows stream instead of reading whole files.
+    /// `open` and `read_at` work: windows stream instead of reading whole files, and every
+    /// range of a request comes from one open file.
     pub ranged_reads: bool,
     pub write: bool,
     pub make_dirs: bool,
@@ -93,7 +107,15 @@ fn unsupported<T>(what: &str) -> Result<T, StorageError> {
 
 /// A synchronous storage. Paths are the engine's normalized absolute paths. Only the methods
 /// [`StorageCaps`] advertises are called.
+///
+/// `open`, `make_dirs` and `write` also get the root the checked path lies under (its real
+/// path, when the storage has symlinks): a storage shared with someone who can move things
+/// (a real disk) resolves the path relative to that root and refuses a symlink on the way, so
+/// what the engine checked is what is touched. Virtual storages may ignore it.
 pub trait Storage {
+    /// An open regular file: every range of one request is read from the same one.
+    type File;
+
     fn caps(&self) -> StorageCaps;
     /// Metadata; `follow = false` describes a symlink itself (lstat).
     fn stat(&self, path: &str, follow: bool) -> Result<Metadata, StorageError> {
@@ -105,21 +127,28 @@ pub trait Storage {
         let _ = path;
         unsupported("real_path")
     }
-    /// The whole file.
+    /// The whole file (storages without ranged reads).
     fn read(&self, path: &str) -> Result<Vec<u8>, StorageError>;
-    /// Up to `len` bytes at `offset`; fewer only at the end of the file (empty = EOF).
-    fn read_range(&self, path: &str, offset: u64, len: usize) -> Result<Vec<u8>, StorageError> {
-        let _ = (path, offset, len);
-        unsupported("read_range")
+    /// Opens the file at `path` under `root` for reading, with its metadata. Anything but a
+    /// regular file is answered with its metadata and no file (never opened, or closed again).
+    fn open(&self, root: &str, path: &str) -> Result<(Option<Self::File>, Metadata), StorageError> {
+        let _ = (root, path);
+        unsupported("open")
     }
-    /// Creates the directory and its missing parents.
-    fn make_dirs(&self, path: &str) -> Result<(), StorageError> {
-        let _ = path;
+    /// Up to `len` bytes at `offset` of an open file; fewer only at the end (empty = EOF).
+    fn read_at(&self, file: &Self::File, offset: u64, len: usize) -> Result<Vec<u8>, StorageError> {
+        let _ = (file, offset, len);
+        unsupported("read_at")
+    }
+    /// Creates the directory `path` and its missing parents, below `root`.
+    fn make_dirs(&self, root: &str, path: &str) -> Result<(), StorageError> {
+        let _ = (root, path);
         unsupported("make_dirs")
     }
-    /// Creates or replaces the file; a crash must leave the old or the new content.
-    fn write(&self, path: &str, bytes: &[u8]) -> Result<(), StorageError> {
-        let _ = (path, bytes);
+    /// Creates or replaces the file at `path` below `root`; a crash must leave the old or the
+    /// new content.
+    fn write(&self, root: &str, path: &str, bytes: &[u8]) -> Result<(), StorageError> {
+        let _ = (root, path, bytes);
         unsupported("write")
     }
 }
@@ -128,6 +157,9 @@ pub trait Storage {
 /// FS). No `Send` bound, so it works on single-threaded wasm.
 #[allow(async_fn_in_trait)]
 pub trait AsyncStorage {
+    /// An open regular file, as [`Storage::File`].
+    type File;
+
     fn caps(&self) -> StorageCaps;
     async fn stat(&self, path: &str, follow: bool) -> Result<Metadata, StorageError> {
         let _ = (path, follow);
@@ -138,16 +170,20 @@ pub trait AsyncStorage {
         unsupported("real_path")
     }
     async fn read(&self, path: &str) -> Result<Vec<u8>, StorageError>;
-    async fn read_range(&self, path: &str, offset: u64, len: usize) -> Result<Vec<u8>, StorageError> {
-        let _ = (path, offset, len);
-        unsupported("read_range")
+    async fn open(&self, root: &str, path: &str) -> Result<(Option<Self::File>, Metadata), StorageError> {
+        let _ = (root, path);
+        unsupported("open")
     }
-    async fn make_dirs(&self, path: &str) -> Result<(), StorageError> {
-        let _ = path;
+    async fn read_at(&self, file: &Self::File, offset: u64, len: usize) -> Result<Vec<u8>, StorageError> {
+        let _ = (file, offset, len);
+        unsupported("read_at")
+    }
+    async fn make_dirs(&self, root: &str, path: &str) -> Result<(), StorageError> {
+        let _ = (root, path);
         unsupported("make_dirs")
     }
-    async fn write(&self, path: &str, bytes: &[u8]) -> Result<(), StorageError> {
-        let _ = (path, bytes);
+    async fn write(&self, root: &str, path: &str, bytes: &[u8]) -> Result<(), StorageError> {
+        let _ = (root, path, bytes);
         unsupported("write")
     }
 }

@@ -10,7 +10,7 @@
 //! ```
 
 use crate::error::{AcpFsError, ErrorKind};
-use crate::io::{Answer, Io};
+use crate::io::{Answer, FileId, Io};
 use crate::operation::Outcome;
 use crate::protocol::Response;
 use crate::record::AuditEvent;
@@ -21,25 +21,27 @@ use serde_json::{json, Map, Value};
 /// An [`Io`] as `{op, ...}` plus the bytes of a write.
 ///
 /// `op` is one of `stat {path, follow}`, `realPath {path}`, `readAll {path}`,
-/// `readRange {path, offset, length}`, `makeDirs {path}`, `write {path}` (bytes beside),
-/// `approve {change}`, `writeDocument {path, text}`.
+/// `open {root, path}`, `readAt {file, offset, length}`, `makeDirs {root, path}`,
+/// `write {root, path}` (bytes beside), `approve {change}`, `writeDocument {path, text}`.
 pub fn io(io: Io) -> (Value, Option<Vec<u8>>) {
     match io {
         Io::Stat { path, follow } => (json!({"op": "stat", "path": path, "follow": follow}), None),
         Io::RealPath { path } => (json!({"op": "realPath", "path": path}), None),
         Io::ReadAll { path } => (json!({"op": "readAll", "path": path}), None),
-        Io::ReadRange { path, offset, len } => {
-            (json!({"op": "readRange", "path": path, "offset": offset, "length": len}), None)
+        Io::Open { root, path } => (json!({"op": "open", "root": root, "path": path}), None),
+        Io::ReadAt { file, offset, len } => {
+            (json!({"op": "readAt", "file": file, "offset": offset, "length": len}), None)
         }
-        Io::MakeDirs { path } => (json!({"op": "makeDirs", "path": path}), None),
-        Io::Write { path, bytes } => (json!({"op": "write", "path": path}), Some(bytes)),
+        Io::MakeDirs { root, path } => (json!({"op": "makeDirs", "root": root, "path": path}), None),
+        Io::Write { root, path, bytes } => (json!({"op": "write", "root": root, "path": path}), Some(bytes)),
         Io::Approve { change } => (json!({"op": "approve", "change": change}), None),
         Io::WriteDocument { path, text } => (json!({"op": "writeDocument", "path": path, "text": text}), None),
     }
 }
 
 /// An answer from its JSON form (bytes beside it for reads):
-/// `{metadata: {kind: "file"|"directory"|"symlink"|"other", size}}`, `{path}`, `{bytes: true}`,
+/// `{metadata: {kind: "file"|"directory"|"symlink"|"other", size, links?}}`, the same with
+/// `file` (the driver's number for the file it opened) for `open`, `{path}`, `{bytes: true}`,
 /// `{done: true}`, `{approved: bool}`, `{document: "buffer"|"writeThrough"}`, or
 /// `{error: {code?, name?, message?}}` where `code`/`name` are the host error's (`ENOENT`,
 /// `NotFoundError`, …) and are classified here, once, for every binding.
@@ -65,8 +67,21 @@ pub fn answer(value: &Value, bytes: Option<Vec<u8>>) -> Result<Answer, AcpFsErro
             Some("other") => FileKind::Other,
             _ => return Err(bad()),
         };
-        let size = m.get("size").and_then(Value::as_f64).filter(|s| *s >= 0.0).ok_or_else(bad)? as u64;
-        return Ok(Answer::Metadata(Metadata { kind, size }));
+        let count = |key: &str| m.get(key).and_then(Value::as_f64).filter(|n| *n >= 0.0);
+        let size = count("size").ok_or_else(bad)? as u64;
+        let links = match m.get("links") {
+            None | Some(Value::Null) => 1,
+            Some(_) => count("links").ok_or_else(bad)? as u64,
+        };
+        let meta = Metadata { kind, size, links };
+        return match obj.get("file") {
+            None => Ok(Answer::Metadata(meta)),
+            Some(Value::Null) => Ok(Answer::Opened { file: None, meta }),
+            Some(f) => {
+                let file = f.as_u64().and_then(|f| FileId::try_from(f).ok()).ok_or_else(bad)?;
+                Ok(Answer::Opened { file: Some(file), meta })
+            }
+        };
     }
     if let Some(p) = obj.get("path") {
         return Ok(Answer::Path(p.as_str().ok_or_else(bad)?.to_owned()));
@@ -94,6 +109,7 @@ pub fn answer(value: &Value, bytes: Option<Vec<u8>>) -> Result<Answer, AcpFsErro
 /// to the kinds the engine understands.
 pub fn classify(code: &str, name: &str) -> StorageErrorKind {
     match (code, name) {
+        ("ERR_ACP_FS_ESCAPE", _) => StorageErrorKind::SymlinkEscape,
         ("ENOENT", _) | (_, "NotFoundError") | ("FileNotFound", _) | (_, "EntryNotFound") => StorageErrorKind::NotFound,
         ("EACCES" | "EPERM" | "EROFS" | "NoPermissions", _) | (_, "NotAllowedError" | "SecurityError") => {
             StorageErrorKind::PermissionDenied

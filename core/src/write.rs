@@ -1,17 +1,18 @@
 //! `fs/write_text_file` (semantics.md §4, §5).
 
-use crate::contain::{self, storage_error, unexpected};
+use crate::contain::{self, storage_error, unexpected, Target};
 use crate::engine::Shared;
 use crate::error::{AcpFsError, ErrorKind};
+use crate::file::{self, ChunkReader};
 use crate::io::{Answer, Io};
 use crate::operation::{Channel, Done};
 use crate::options::LineEndings;
 use crate::params;
 use crate::path::AbsPath;
 use crate::protocol::{Response, WriteTextFileResponse, WRITE_TEXT_FILE};
-use crate::read::{not_a_file, not_text, too_large};
+use crate::read::{self, too_large};
 use crate::record::{ChangeRecord, DocumentWrite};
-use crate::storage::{FileKind, StorageErrorKind};
+use crate::storage::StorageErrorKind;
 use crate::text::{self, Encoding};
 use serde_json::Value;
 use std::sync::Arc;
@@ -35,8 +36,13 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
     }
     let target = contain::resolve(&shared, &io, &roots, p.path, true).await?;
     let requested = &target.requested;
-    let existing = existing(&shared, &io, &target.real, requested).await?;
-    let document = shared.document(requested);
+    let existing = existing(&shared, &io, &target).await?;
+    // The buffer the user sees, under whichever name the host opened it (semantics.md §8.2).
+    let document = contain::document(&shared, &io, &target).await;
+    let (document_name, document) = match document {
+        Some((name, text)) => (Some(name), Some(text)),
+        None => (None, None),
+    };
 
     // The text the user sees is what the write replaces: the open buffer first.
     let old_text = document.as_deref().map(str::to_owned).or_else(|| existing.as_ref().map(|e| e.text.clone()));
@@ -72,16 +78,16 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
         other => return Err(storage_error(unexpected("approve", &other), requested)),
     }
 
-    if document.is_some() {
+    if let Some(name) = &document_name {
         let decision =
-            io.ask(Io::WriteDocument { path: requested.as_str().to_owned(), text: change.new_text.clone() }).await;
+            io.ask(Io::WriteDocument { path: name.as_str().to_owned(), text: change.new_text.clone() }).await;
         // Only a valid decision touches the buffer: a failed request must change nothing.
         let through = match decision {
             Answer::Document(DocumentWrite::Buffer) => false,
             Answer::Document(DocumentWrite::WriteThrough) => true,
             other => return Err(storage_error(unexpected("write_document", &other), requested)),
         };
-        shared.set_document(requested, &change.new_text);
+        shared.set_document(name, &change.new_text);
         if !through {
             return Ok(done(change));
         }
@@ -89,7 +95,8 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
 
     if existing.is_none() && opts.create_parents && shared.caps.make_dirs && parents_missing != Some(false) {
         if let Some(parent) = target.real.parent() {
-            match io.ask(Io::MakeDirs { path: parent.as_str().to_owned() }).await {
+            let asked = Io::MakeDirs { root: target.root.as_str().to_owned(), path: parent.as_str().to_owned() };
+            match io.ask(asked).await {
                 Answer::Done => {}
                 Answer::Err(e) => return Err(write_error(e, requested)),
                 other => return Err(storage_error(unexpected("make_dirs", &other), requested)),
@@ -97,7 +104,8 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
         }
     }
     let bytes = text::encode(&change.new_text, encoding);
-    match io.ask(Io::Write { path: target.real.as_str().to_owned(), bytes }).await {
+    let asked = Io::Write { root: target.root.as_str().to_owned(), path: target.real.as_str().to_owned(), bytes };
+    match io.ask(asked).await {
         Answer::Done => Ok(done(change)),
         Answer::Err(e) => Err(write_error(e, requested)),
         other => Err(storage_error(unexpected("write", &other), requested)),
@@ -110,45 +118,61 @@ fn done(change: ChangeRecord) -> Done {
 }
 
 /// Reads the file a write would replace; `None` when there is none.
-async fn existing(
-    shared: &Shared,
-    io: &Channel,
-    real: &AbsPath,
-    requested: &AbsPath,
-) -> Result<Option<Existing>, AcpFsError> {
+async fn existing(shared: &Shared, io: &Channel, target: &Target) -> Result<Option<Existing>, AcpFsError> {
     let max = shared.policy.options.max_read_bytes;
-    if shared.caps.stat {
-        match io.ask(Io::Stat { path: real.as_str().to_owned(), follow: true }).await {
-            Answer::Metadata(m) if m.kind == FileKind::File => {
-                if m.size > max.saturating_add(3) {
-                    return Err(too_large(
-                        requested,
-                        max,
-                        "the existing file is larger than maxReadBytes, so it cannot be replaced safely",
-                    ));
-                }
-            }
-            Answer::Metadata(_) => return Err(not_a_file(requested)),
-            Answer::Err(e) if e.kind == StorageErrorKind::NotFound => return Ok(None),
-            Answer::Err(e) => return Err(write_error(e, requested)),
-            other => return Err(storage_error(unexpected("stat", &other), requested)),
-        }
-    }
-    let bytes = match io.ask(Io::ReadAll { path: real.as_str().to_owned() }).await {
-        Answer::Bytes(b) => b,
-        Answer::Err(e) if e.kind == StorageErrorKind::NotFound => return Ok(None),
-        Answer::Err(e) => return Err(write_error(e, requested)),
-        other => return Err(storage_error(unexpected("read", &other), requested)),
-    };
-    if bytes.len() as u64 > max.saturating_add(3) {
-        return Err(too_large(
+    let requested = &target.requested;
+    let too_large = || {
+        read::too_large(
             requested,
             max,
             "the existing file is larger than maxReadBytes, so it cannot be replaced safely",
-        ));
+        )
+    };
+    let bytes = if shared.caps.ranged_reads {
+        let (file, meta) = match file::open(io, target).await {
+            Ok(opened) => opened,
+            Err(e) if e.kind == StorageErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(write_error(e, requested)),
+        };
+        file::check(shared, &meta, requested)?;
+        if meta.size > max.saturating_add(3) {
+            return Err(too_large());
+        }
+        let mut reader = ChunkReader::new(io, file, meta.size, requested);
+        let mut bytes = Vec::new();
+        while !reader.eof {
+            bytes.extend_from_slice(&reader.next().await?);
+            if bytes.len() as u64 > max.saturating_add(3) {
+                return Err(too_large());
+            }
+        }
+        bytes
+    } else {
+        if shared.caps.stat {
+            match io.ask(Io::Stat { path: target.real.as_str().to_owned(), follow: true }).await {
+                Answer::Metadata(m) => {
+                    file::check(shared, &m, requested)?;
+                    if m.size > max.saturating_add(3) {
+                        return Err(too_large());
+                    }
+                }
+                Answer::Err(e) if e.kind == StorageErrorKind::NotFound => return Ok(None),
+                Answer::Err(e) => return Err(write_error(e, requested)),
+                other => return Err(storage_error(unexpected("stat", &other), requested)),
+            }
+        }
+        match io.ask(Io::ReadAll { path: target.real.as_str().to_owned() }).await {
+            Answer::Bytes(b) => b,
+            Answer::Err(e) if e.kind == StorageErrorKind::NotFound => return Ok(None),
+            Answer::Err(e) => return Err(write_error(e, requested)),
+            other => return Err(storage_error(unexpected("read", &other), requested)),
+        }
+    };
+    if bytes.len() as u64 > max.saturating_add(3) {
+        return Err(too_large());
     }
     // Never replace what could not be read as text: the agent cannot have seen it.
-    let (encoding, text) = text::decode(&bytes).map_err(|e| not_text(e, requested))?;
+    let (encoding, text) = text::decode(&bytes).map_err(|e| read::not_text(e, requested))?;
     Ok(Some(Existing { encoding, text }))
 }
 

@@ -33,12 +33,13 @@ fn block_on<F: Future>(f: F) -> F::Output {
 fn cancel_mid_write_leaves_storage_untouched() {
     let (storage, fs) = setup();
     let mut op = fs.write_text_file(json!({"sessionId": "s", "path": "/p/a.txt", "content": "new"}));
+    let mut files = acp_fs::OpenFiles::default();
     let mut step = op.start();
     // Answer every storage question, and cancel when the engine asks for approval.
     let outcome = loop {
         step = match step {
             Step::Io(Io::Approve { .. }) => break op.cancel(),
-            Step::Io(io) => op.resume(acp_fs::perform(&storage, &DefaultHost, io)),
+            Step::Io(io) => op.resume(acp_fs::perform(&storage, &DefaultHost, &mut files, io)),
             Step::Done(_) => panic!("the write finished without asking for approval"),
         };
     };
@@ -159,6 +160,8 @@ fn capabilities_follow_storage_and_options() {
 /// An async storage over MemoryStorage, to exercise `run_async` without a runtime.
 struct Async(MemoryStorage);
 impl AsyncStorage for Async {
+    type File = <MemoryStorage as Storage>::File;
+
     fn caps(&self) -> StorageCaps {
         self.0.caps()
     }
@@ -171,14 +174,17 @@ impl AsyncStorage for Async {
     async fn read(&self, path: &str) -> Result<Vec<u8>, StorageError> {
         self.0.read(path)
     }
-    async fn read_range(&self, path: &str, offset: u64, len: usize) -> Result<Vec<u8>, StorageError> {
-        self.0.read_range(path, offset, len)
+    async fn open(&self, root: &str, path: &str) -> Result<(Option<Self::File>, Metadata), StorageError> {
+        self.0.open(root, path)
     }
-    async fn make_dirs(&self, path: &str) -> Result<(), StorageError> {
-        self.0.make_dirs(path)
+    async fn read_at(&self, file: &Self::File, offset: u64, len: usize) -> Result<Vec<u8>, StorageError> {
+        self.0.read_at(file, offset, len)
     }
-    async fn write(&self, path: &str, bytes: &[u8]) -> Result<(), StorageError> {
-        self.0.write(path, bytes)
+    async fn make_dirs(&self, root: &str, path: &str) -> Result<(), StorageError> {
+        self.0.make_dirs(root, path)
+    }
+    async fn write(&self, root: &str, path: &str, bytes: &[u8]) -> Result<(), StorageError> {
+        self.0.write(root, path, bytes)
     }
 }
 struct Deny;
@@ -216,16 +222,30 @@ fn async_driver_matches_the_sync_one() {
 
 #[test]
 fn wire_shapes_round_trip() {
-    let (io, bytes) = wire::io(Io::ReadRange { path: "/p/a".into(), offset: 5, len: 10 });
-    assert_eq!(io, json!({"op": "readRange", "path": "/p/a", "offset": 5, "length": 10}));
+    let (io, bytes) = wire::io(Io::ReadAt { file: 2, offset: 5, len: 10 });
+    assert_eq!(io, json!({"op": "readAt", "file": 2, "offset": 5, "length": 10}));
     assert_eq!(bytes, None);
-    let (io, bytes) = wire::io(Io::Write { path: "/p/a".into(), bytes: vec![1, 2] });
-    assert_eq!((io["op"].clone(), bytes), (json!("write"), Some(vec![1, 2])));
-    let cases: [(Value, Option<Vec<u8>>, Answer); 5] = [
+    let (io, bytes) = wire::io(Io::Open { root: "/p".into(), path: "/p/a".into() });
+    assert_eq!((io, bytes), (json!({"op": "open", "root": "/p", "path": "/p/a"}), None));
+    let (io, bytes) = wire::io(Io::Write { root: "/p".into(), path: "/p/a".into(), bytes: vec![1, 2] });
+    assert_eq!((io, bytes), (json!({"op": "write", "root": "/p", "path": "/p/a"}), Some(vec![1, 2])));
+    let file = acp_fs::FileKind::File;
+    let cases: [(Value, Option<Vec<u8>>, Answer); 8] = [
+        (json!({"metadata": {"kind": "file", "size": 3}}), None, Answer::Metadata(Metadata::new(file, 3))),
         (
-            json!({"metadata": {"kind": "file", "size": 3}}),
+            json!({"metadata": {"kind": "file", "size": 3, "links": 2}}),
             None,
-            Answer::Metadata(Metadata { kind: acp_fs::FileKind::File, size: 3 }),
+            Answer::Metadata(Metadata { kind: file, size: 3, links: 2 }),
+        ),
+        (
+            json!({"file": 4, "metadata": {"kind": "file", "size": 3}}),
+            None,
+            Answer::Opened { file: Some(4), meta: Metadata::new(file, 3) },
+        ),
+        (
+            json!({"file": null, "metadata": {"kind": "directory", "size": 0}}),
+            None,
+            Answer::Opened { file: None, meta: Metadata::new(acp_fs::FileKind::Directory, 0) },
         ),
         (json!({"path": "/x"}), None, Answer::Path("/x".into())),
         (json!({"bytes": true}), Some(vec![7]), Answer::Bytes(vec![7])),
@@ -315,11 +335,12 @@ fn a_bad_document_answer_leaves_the_buffer_alone() {
     let (storage, fs) = setup();
     fs.open_document("/p/a.txt", "buffer\n").unwrap();
     let mut op = fs.write_text_file(json!({"sessionId": "s", "path": "/p/a.txt", "content": "agent\n"}));
+    let mut files = acp_fs::OpenFiles::default();
     let mut step = op.start();
     let outcome = loop {
         step = match step {
             Step::Io(Io::WriteDocument { .. }) => op.resume(Answer::Approved(true)),
-            Step::Io(io) => op.resume(acp_fs::perform(&storage, &DefaultHost, io)),
+            Step::Io(io) => op.resume(acp_fs::perform(&storage, &DefaultHost, &mut files, io)),
             Step::Done(outcome) => break outcome,
         };
     };
@@ -334,12 +355,13 @@ fn a_known_size_ends_the_read_without_an_extra_round_trip() {
     storage.put("/p/small.txt", "x\n".repeat(2048));
     let mut op = fs.read_text_file(json!({"sessionId": "s", "path": "/p/small.txt"}));
     let mut reads = 0;
+    let mut files = acp_fs::OpenFiles::default();
     let mut step = op.start();
     let outcome = loop {
         step = match step {
             Step::Io(io) => {
-                reads += usize::from(matches!(io, Io::ReadRange { .. }));
-                op.resume(acp_fs::perform(&storage, &DefaultHost, io))
+                reads += usize::from(matches!(io, Io::ReadAt { .. }));
+                op.resume(acp_fs::perform(&storage, &DefaultHost, &mut files, io))
             }
             Step::Done(outcome) => break outcome,
         };

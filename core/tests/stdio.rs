@@ -66,7 +66,13 @@ struct Server {
 
 impl Server {
     fn start(args: &[&str]) -> Server {
+        Server::start_in(Path::new("."), args)
+    }
+
+    /// Starts the server with `dir` as its current directory (for relative roots).
+    fn start_in(dir: &Path, args: &[&str]) -> Server {
         let mut child = Command::new(binary())
+            .current_dir(dir)
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -150,7 +156,8 @@ fn wait(child: &mut Child) -> ExitStatus {
     }
 }
 
-/// A temp dir by its real path (macOS `/tmp` is a symlink; the server canonicalizes roots).
+/// A temp dir by its real path (macOS `/tmp` is a symlink), so tests can name files exactly as
+/// the disk reports them.
 fn project() -> (tempfile::TempDir, String) {
     let dir = tempfile::tempdir().expect("temp dir");
     let real = std::fs::canonicalize(dir.path()).expect("canonical temp dir");
@@ -263,16 +270,47 @@ fn every_root_is_served() {
 }
 
 #[test]
-fn a_root_given_through_a_symlink_is_canonicalized() {
+fn a_root_that_is_a_symlink_serves_paths_under_its_name() {
     let (_dir, root) = project();
     let (_links, links) = project();
+    let (_other, elsewhere) = project();
     let link = format!("{links}/link-to-project");
     std::os::unix::fs::symlink(&root, &link).unwrap();
     std::fs::write(format!("{root}/a.txt"), "real").unwrap();
+    std::fs::write(format!("{elsewhere}/secret.txt"), "do not leak").unwrap();
+    std::os::unix::fs::symlink(&elsewhere, format!("{root}/escape")).unwrap();
     let mut server = Server::start(&["--root", &link]);
-    // The disk reports real paths; had the root stayed the link's path, this would be outside.
-    let reply = server.call(read(json!(1), &format!("{root}/a.txt")));
+    // Under the link's own name, as a client that was given `/tmp/...` on macOS sends it.
+    let reply = server.call(read(json!(1), &format!("{link}/a.txt")));
     assert_eq!(reply["result"]["content"], "real", "{reply}");
+    let reply = server.call(write(json!(2), &format!("{link}/sub/new.txt"), "made\n"));
+    assert_eq!(reply["result"], json!({}), "{reply}");
+    assert_eq!(std::fs::read(format!("{root}/sub/new.txt")).unwrap(), b"made\n");
+    // The root is the name given: the target's own name is lexically outside it (§8: the
+    // lexical check comes before any real path).
+    let reply = server.call(read(json!(3), &format!("{root}/a.txt")));
+    assert_eq!(reply["error"]["data"]["errorKind"], "path_outside_roots", "{reply}");
+    // A second link inside the root still cannot lead out of it.
+    let reply = server.call(read(json!(4), &format!("{link}/escape/secret.txt")));
+    assert_eq!(reply["error"]["data"]["errorKind"], "symlink_escape", "{reply}");
+    let reply = server.call(write(json!(6), &format!("{link}/escape/planted.txt"), "x"));
+    assert_eq!(reply["error"]["data"]["errorKind"], "symlink_escape", "{reply}");
+    assert!(!Path::new(&format!("{elsewhere}/planted.txt")).exists());
+    assert!(server.finish().success());
+}
+
+#[test]
+fn a_relative_root_is_taken_from_the_current_directory() {
+    let (_dir, root) = project();
+    std::fs::create_dir(format!("{root}/work")).unwrap();
+    std::fs::write(format!("{root}/work/a.txt"), "here").unwrap();
+    std::fs::write(format!("{root}/outside.txt"), "not here").unwrap();
+    let mut server = Server::start_in(Path::new(&root), &["--root", "work"]);
+    let reply = server.call(read(json!(1), &format!("{root}/work/a.txt")));
+    assert_eq!(reply["result"]["content"], "here", "{reply}");
+    let reply = server.call(read(json!(2), &format!("{root}/outside.txt")));
+    assert_eq!(reply["error"]["data"]["errorKind"], "path_outside_roots", "{reply}");
+    assert!(server.finish().success());
 }
 
 #[test]
@@ -389,11 +427,10 @@ fn bad_arguments_exit_with_code_2_and_usage() {
     let (_dir, root) = project();
     let file = format!("{root}/plain.txt");
     std::fs::write(&file, "").unwrap();
-    let cases: [&[&str]; 7] = [
+    let cases: [&[&str]; 6] = [
         &[],
         &["--read-only"],
         &["--root"],
-        &["--root", "relative/dir"],
         &["--root", &root, "--bogus"],
         &["--root", &root, "extra"],
         &["--root", &file],

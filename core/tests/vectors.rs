@@ -70,15 +70,21 @@ fn storage_for(v: &Value, ranged: bool) -> MemoryStorage {
         caps.make_dirs = false;
     }
     let storage = MemoryStorage::with_caps(caps).with_max_read(7);
+    let mut links = Vec::new();
     if let Some(files) = v.get("files").and_then(Value::as_object) {
         for (path, content) in files {
             match content {
                 Value::Object(o) if o.contains_key("symlink") => storage.symlink(path, o["symlink"].as_str().unwrap()),
                 Value::Object(o) if o.contains_key("dir") => storage.mkdir(path),
                 Value::Object(o) if o.contains_key("special") => storage.special(path),
+                // Vector files are inserted in key order; a link to a file made later is made last.
+                Value::Object(o) if o.contains_key("hardlink") => links.push((path, o["hardlink"].as_str().unwrap())),
                 c => storage.put(path, bytes_of(c)),
             }
         }
+    }
+    for (path, existing) in links {
+        assert!(storage.hard_link(path, existing), "{path}: hardlink to {existing}, which is not a file");
     }
     storage
 }

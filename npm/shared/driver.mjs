@@ -127,6 +127,36 @@ export function notJson(value, whole = 'params') {
   return undefined;
 }
 
+/**
+ * `text` with each lone surrogate written as a `\uXXXX` escape, for message text handed to the
+ * engine. Both bindings convert a JS string to Rust lossily (a lone surrogate becomes U+FFFD), so
+ * without this a write could create `w\uFFFD.txt` or put U+FFFD into content. Inside a JSON
+ * string literal the escape is the same value, so the engine sees the lone surrogate and applies
+ * its own rule (semantics.md §8.1); outside one the text is not JSON either way. After an odd run
+ * of backslashes the surrogate is itself the escaped character, which JSON does not allow:
+ * escaping it would turn `\` + it into a valid `\\`, so it is left for the parse error.
+ */
+function escapeLoneSurrogates(text) {
+  if (isWellFormed(text)) return text;
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0xd800 || unit > 0xdfff) continue;
+    const next = text.charCodeAt(i + 1);
+    if (unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+      i += 1;
+      continue;
+    }
+    let slashes = 0;
+    while (text.charCodeAt(i - 1 - slashes) === 0x5c) slashes += 1;
+    if (slashes % 2 === 1) continue;
+    out += `${text.slice(from, i)}\\u${unit.toString(16)}`;
+    from = i + 1;
+  }
+  return out + text.slice(from);
+}
+
 /** The wire form of an `invalid_params` error (the core's wording). */
 function invalidParams(field, reason) {
   return { kind: 'invalid_params', code: -32602, message: `Invalid params: ${field}: ${reason}`, data: { field, reason } };
@@ -322,7 +352,7 @@ export function createAcpFs({ Engine, nativeDisk } = {}) {
 
     async #handle(message, signal) {
       const asText = typeof message === 'string';
-      const text = asText ? message : (JSON.stringify(message) ?? 'null');
+      const text = asText ? escapeLoneSurrogates(message) : (JSON.stringify(message) ?? 'null');
       const out = (reply) => (reply === null || asText ? reply : JSON.parse(reply));
       const d = this.#engine.dispatch(text);
       switch (d.kind) {
@@ -372,7 +402,7 @@ export function createAcpFs({ Engine, nativeDisk } = {}) {
 
     async #mcp(sessionId, message, signal, inflight) {
       const asText = typeof message === 'string';
-      const text = asText ? message : (JSON.stringify(message) ?? 'null');
+      const text = asText ? escapeLoneSurrogates(message) : (JSON.stringify(message) ?? 'null');
       const out = (reply) => (reply === null || asText ? reply : JSON.parse(reply));
       const d = this.#engine.mcpDispatch(sessionId, text);
       switch (d.kind) {

@@ -92,8 +92,6 @@ export class StorageSession {
     /** Engine-visible open files by id. */
     this.files = new Map();
     this.nextFile = 1;
-    /** Handles of the older path-keyed `readRange` io, by path. */
-    this.handles = new Map();
   }
 
   /** Performs `io`; resolves to `{answer, bytes?}`. Throws what the storage threw. */
@@ -118,8 +116,6 @@ export class StorageSession {
         if (handle === undefined) throw Object.assign(new Error(`EBADF: no open file ${io.file}`), { code: 'EBADF' });
         return { answer: { bytes: true }, bytes: await this.read(handle, io.offset, io.length) };
       }
-      case 'readRange':
-        return { answer: { bytes: true }, bytes: await this.readRange(io.path, io.offset, io.length) };
       case 'makeDirs':
         await this.closeAll();
         if (has(s, 'makeDirs')) await s.makeDirs(io.root ?? null, io.path);
@@ -147,7 +143,10 @@ export class StorageSession {
       if (has(s, 'lstat')) stats = await s.lstat(path);
       else if (has(s, 'stat')) stats = await s.stat(path);
       if (stats !== null && kindOf(stats) !== 'file') return metadata(stats);
-      if (has(s, 'open')) {
+      if (has(s, 'readRange')) {
+        // Bound to the path: such storages (OPFS, Map-like) have no handles and no symlinks to swap.
+        handle = { readAt: (offset, length) => s.readRange(path, offset, length) };
+      } else {
         handle = await s.open(path, 'r');
         if (typeof handle?.stat === 'function') {
           let own;
@@ -166,8 +165,6 @@ export class StorageSession {
             stats = own;
           }
         }
-      } else {
-        handle = { readAt: (offset, length) => s.readRange(path, offset, length) };
       }
     }
     // A storage that cannot stat says nothing of the size: the engine reads to the end.
@@ -195,22 +192,6 @@ export class StorageSession {
     return filled === length ? buffer : buffer.subarray(0, filled);
   }
 
-  /** The older path-keyed io: one handle per path for the request's chunks. */
-  async readRange(path, offset, length) {
-    const s = this.storage;
-    if (!has(s, 'openFile') && has(s, 'readRange')) return toBytes(await s.readRange(path, offset, length));
-    let handle = this.handles.get(path);
-    if (handle === undefined) {
-      if (has(s, 'openFile')) {
-        const opened = await s.openFile(null, path);
-        if (!opened?.handle) throw Object.assign(new Error(`EISDIR: not a regular file, read '${path}'`), { code: 'EISDIR' });
-        handle = opened.handle;
-      } else handle = await s.open(path, 'r');
-      this.handles.set(path, handle);
-    }
-    return this.read(handle, offset, length);
-  }
-
   async #close(handle) {
     await Promise.resolve()
       .then(() => handle.close?.())
@@ -219,8 +200,7 @@ export class StorageSession {
 
   /** Closes every handle; never throws (a close failure cannot change what was read). */
   async closeAll() {
-    const handles = [...this.handles.values(), ...this.files.values()];
-    this.handles.clear();
+    const handles = [...this.files.values()];
     this.files.clear();
     await Promise.all(handles.map((h) => this.#close(h)));
   }

@@ -232,14 +232,15 @@ for (const [label, AcpFs, storage] of setups) {
         JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'read_text_file', arguments: { path: join(project, 'notes.md'), limit: 1 } } }),
       );
       assert.equal(read, '{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"one\\n"}],"isError":false}}');
-      // A lone surrogate escape is not valid Unicode: a parse error, never a silent replacement.
+      // A lone surrogate escape is not valid Unicode: refused naming the params member it is in
+      // (semantics.md §8.1), never a silent replacement.
       const lone = await mcp.handle({
         jsonrpc: '2.0',
         id: 8,
         method: 'tools/call',
         params: { name: 'read_text_file', arguments: { path: `${project}/\uD800` } },
       });
-      assert.equal(lone.error.code, -32700, 'an object in gives an object out');
+      assert.deepEqual([lone.id, lone.error.code, lone.error.data.field], [8, -32602, 'arguments'], 'an object in gives an object out');
       assert.throws(() => fs.mcpHandler(42), (e) => e.name === 'AcpFsError' && e.data.field === 'sessionId');
     });
 

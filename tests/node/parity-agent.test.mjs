@@ -268,7 +268,7 @@ describe('parity: the MCP surface', { skip }, () => {
     assert.equal(byId.get(12).error.code, -32602);
     assert.equal(byId.get(13).error.code, -32601);
     const lone = JSON.parse(got.replies[16]);
-    assert.deepEqual([lone.id, lone.error.code], [null, -32700]);
+    assert.deepEqual([lone.id, lone.error.code, lone.error.data.field], [14, -32602, 'arguments']);
     assert.equal(JSON.parse(got.replies[17]).error.code, -32700);
     assert.equal(JSON.parse(got.replies[18]).error.code, -32600);
     assert.equal(JSON.parse(got.replies[20]).error.code, -32600);
@@ -276,7 +276,7 @@ describe('parity: the MCP surface', { skip }, () => {
     assert.deepEqual(got.changes.map((c) => c.path), ['/project/src/main.rs', '/project/new/yes.txt']);
     assert.deepEqual(got.approvals.map((c) => c.path), ['/project/src/main.rs', '/project/new/yes.txt', '/project/no.txt']);
     // One audit event per call that reached the engine: ids 3-9. Arguments the tool refuses
-    // (10, 11) are answered before the engine starts a request, and 14 is refused at parse.
+    // (10, 11) are answered before the engine starts a request, and so is 14 (undecodable params).
     assert.deepEqual(got.audits.map((a) => a.path), [
       '/project/src/main.rs',
       '/project/src/main.rs',

@@ -237,8 +237,8 @@ Cases the contract still does not determine; no vector pins them.
    buffer-mode write over such a buffer fail with `file_too_large`?
 7. **Raw edge cases left.** A message with an fs method, a bad `jsonrpc` and no `id` (a
    notification shape): `-32600` or not ours? A well-formed fs request whose only fault is an
-   invalid id (`"id": {}`): `-32600`? A lone surrogate inside a message whose method is not ours:
-   `-32700` or `null`?
+   invalid id (`"id": {}`): `-32600`? (A lone surrogate in a message whose method is not ours:
+   not ours, §8.1.)
 8. **JS-only behaviour.** `-32602` naming the field for a lone surrogate through the JS API,
    the `AcpFsError` shape, `-32800` cancellation (`$/cancel_request`, AbortSignal) and the
    audit event (`_meta.traceparent` in it) are binding tests; the vector format cannot express

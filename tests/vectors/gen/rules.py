@@ -120,6 +120,7 @@ RULES = [
     ("81.limits-inclusive", "§8.1", "`maxReadBytes` and `maxWriteBytes` are inclusive: content of exactly the limit is served/written"),
     ("81.max-write-measure", "§8.1", "`maxWriteBytes` counts the UTF-8 bytes of `content` as sent"),
     ("81.doc-max-read", "§8.1", "Open documents obey `maxReadBytes` like files"),
+    ("81.write-nul", "§8.1", "A write whose text (after a leading U+FEFF) has a NUL in its first 8 KiB is `-32602` field `content`: reads would refuse the file as `binary_file`"),
     ("81.bom-write", "§8.1", "BOM on write: a leading U+FEFF in `content` is the BOM (new file: written as a BOM; existing file without one: dropped); `newText` never starts with U+FEFF"),
     ("81.change-path", "§8.1", "Change records name the requested (normalized) path, also through a symlink"),
     ("81.doc-no-file", "§8.1", "A buffer-mode write to an open document with no file in storage: `created: false`, `oldText` = the buffer"),
@@ -136,7 +137,9 @@ RULES = [
     ("81.raw-cancel", "§8.1", "Raw: `$/cancel_request` is not answered by `handle()`"),
     ("81.raw-other-method", "§8.1", "Raw: a message with another method is not ours whatever else is wrong with it"),
     ("81.raw-invalid-id", "§8.1", "Raw: a `-32600` answer carries the request's id when that id is valid, else `null`"),
-    ("81.raw-lone-surrogate", "§8.1", "Raw: a lone surrogate escape (`\"\\ud800\"`) is `-32700`, never silently replaced"),
+    ("81.raw-lone-surrogate", "§8.1", "Raw: a lone surrogate escape (`\"\\ud800\"`) inside `params` is `-32602` naming the top-level params member, id echoed; in the id itself `-32700` with id `null`; never silently replaced"),
+    ("81.raw-lone-surrogate-envelope", "§8.1", "Raw: a lone surrogate escape elsewhere in a request (another member, a member's name, the method) is `-32600`, id echoed"),
+    ("81.raw-number-range", "§8.1", "Raw: a number beyond f64's range (`1e400`, 400 digits) is judged like any too-large number: `-32602` naming the field (strict) or absent (lenient), id echoed; params nested too deep is `-32602` naming the member"),
     ("81.js-lone-surrogate", "§8.1", "JS API: a lone surrogate in a string param is `-32602` naming the field"),
 ]
 

@@ -1,0 +1,352 @@
+//! The real-disk storage: `std::fs` with canonical paths, no-follow opens and atomic writes.
+
+use crate::path::AbsPath;
+use crate::storage::{FileKind, Metadata, Storage, StorageCaps, StorageError, StorageErrorKind};
+use std::fs::{self, File};
+use std::io::{self, Read};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The local file system as an acp-fs [`Storage`] (feature `disk`).
+///
+/// It does everything ([`StorageCaps::FULL`]) and is careful where a naive `std::fs` storage
+/// is not:
+/// - reads open the file without following a final symlink and without blocking, then refuse
+///   anything that is not a regular file, so a FIFO or device is never read and a symlink
+///   swapped in after the engine's containment check is refused rather than followed;
+/// - ranged reads are positioned reads, so a window costs the bytes up to its end;
+/// - writes are atomic: a temporary file in the same directory is written, given the old
+///   file's mode, synced and renamed over the target, so a crash leaves the old or the new
+///   content and a failure leaves the old file untouched and no temporary file behind;
+/// - a file that is not writable (read-only mode, read-only mount) stays protected, although a
+///   rename would only need the directory's permission.
+///
+/// Paths are the engine's absolute paths; after containment is checked they are real paths.
+///
+/// ```
+/// use acp_fs::{AcpFs, DefaultHost, DiskStorage, Options, Storage};
+/// use serde_json::json;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let project = dir.path().join("project");
+/// std::fs::create_dir(&project).unwrap();
+/// std::fs::write(project.join("notes.txt"), "one\r\ntwo\r\n").unwrap();
+/// let project = project.to_str().unwrap();
+///
+/// let disk = DiskStorage::new();
+/// let fs = AcpFs::new(Options::default(), disk.caps()).unwrap();
+/// fs.open_session("s", project, &[]).unwrap();
+///
+/// let path = format!("{project}/notes.txt");
+/// let read = acp_fs::run(fs.read_text_file(json!({"sessionId": "s", "path": path, "line": 2})), &disk, &DefaultHost);
+/// assert_eq!(read.result.unwrap().to_json(), json!({"content": "two\r\n"}));
+///
+/// // The file uses CRLF, so LF content is stored with CRLF (semantics.md §4).
+/// let write = acp_fs::run(fs.write_text_file(json!({"sessionId": "s", "path": path, "content": "three\n"})), &disk, &DefaultHost);
+/// assert!(write.result.is_ok());
+/// assert_eq!(std::fs::read(&path).unwrap(), b"three\r\n");
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct DiskStorage {
+    fail_at: Option<WriteStep>,
+}
+
+#[cfg(unix)]
+#[path = "unix.rs"]
+mod sys;
+#[cfg(not(unix))]
+#[path = "other.rs"]
+mod sys;
+
+/// A step of an atomic write, in the order they happen; used to inject failures in tests.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WriteStep {
+    CreateTemp,
+    SetMode,
+    WriteTemp,
+    SyncTemp,
+    Rename,
+}
+
+/// Source of unique temporary names within this process (the pid separates processes).
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Leftover temporaries of crashed processes can hold a name; a few fresh names get past them.
+const TEMP_ATTEMPTS: usize = 16;
+
+/// Bytes of the target's name kept in the temporary's name: with the prefix and suffix it
+/// stays under the usual 255-byte name limit however long the target's name is.
+const TEMP_NAME_KEEP: usize = 180;
+
+/// A unique temporary name next to `name`: hidden, named after its process (so a later write
+/// can tell a dead process's leftover from a write in progress), and short enough for the
+/// usual 255-byte name limit however long `name` is.
+fn temp_name(name: &str) -> String {
+    let mut keep = name.len().min(TEMP_NAME_KEEP);
+    while !name.is_char_boundary(keep) {
+        keep -= 1;
+    }
+    let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!(".{}.acp-fs-{}-{n}.tmp", &name[..keep], std::process::id())
+}
+
+/// The process that made a temporary named by [`temp_name`].
+#[cfg_attr(not(unix), allow(dead_code))]
+fn temp_pid(name: &str) -> Option<u32> {
+    let (_, tail) = name.strip_prefix('.')?.strip_suffix(".tmp")?.rsplit_once(".acp-fs-")?;
+    let (pid, n) = tail.split_once('-')?;
+    n.parse::<u64>().ok()?;
+    pid.parse().ok()
+}
+
+impl DiskStorage {
+    /// Every step of an atomic write, for tests that inject a failure at each.
+    #[doc(hidden)]
+    pub const WRITE_STEPS: [WriteStep; 5] =
+        [WriteStep::CreateTemp, WriteStep::SetMode, WriteStep::WriteTemp, WriteStep::SyncTemp, WriteStep::Rename];
+
+    /// The local file system; it holds no state, so one value can serve every thread.
+    pub fn new() -> DiskStorage {
+        DiskStorage::default()
+    }
+
+    /// Makes every write fail at `step` with an injected error, through the same cleanup path
+    /// as a real failure there (crash-safety tests without a failing disk).
+    #[doc(hidden)]
+    pub fn fail_at(mut self, step: WriteStep) -> Self {
+        self.fail_at = Some(step);
+        self
+    }
+
+    pub(crate) fn inject(&self, step: WriteStep) -> io::Result<()> {
+        match self.fail_at {
+            Some(s) if s == step => Err(io::Error::other(format!("injected failure at {step:?}"))),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl Storage for DiskStorage {
+    type File = File;
+
+    fn caps(&self) -> StorageCaps {
+        StorageCaps::FULL
+    }
+
+    fn stat(&self, path: &str, follow: bool) -> Result<Metadata, StorageError> {
+        let p = Path::new(path);
+        let meta = if follow { fs::metadata(p) } else { fs::symlink_metadata(p) };
+        let meta = meta.map_err(|e| os_error(e, "stat", p))?;
+        Ok(metadata(&meta))
+    }
+
+    fn real_path(&self, path: &str) -> Result<String, StorageError> {
+        let p = Path::new(path);
+        let real = fs::canonicalize(p).map_err(|e| os_error(e, "resolve", p))?;
+        match real.into_os_string().into_string() {
+            Ok(real) => Ok(strip_verbatim(real)),
+            Err(real) => Err(StorageError::new(
+                StorageErrorKind::Other,
+                format!("resolve {path}: the real path {} is not valid UTF-8", Path::new(&real).display()),
+            )),
+        }
+    }
+
+    fn read(&self, path: &str) -> Result<Vec<u8>, StorageError> {
+        let (file, meta) = sys::open_path(Path::new(path))?;
+        let Some(mut file) = file else { return Err(not_regular(path, meta.kind)) };
+        let mut bytes = Vec::new();
+        // The size is only a hint (the file may change), but a hint too large to allocate is an
+        // error, not an abort.
+        let hint = usize::try_from(meta.size).unwrap_or(usize::MAX);
+        bytes.try_reserve_exact(hint).map_err(|_| {
+            StorageError::new(StorageErrorKind::Other, format!("read {path}: {} bytes do not fit in memory", meta.size))
+        })?;
+        file.read_to_end(&mut bytes).map_err(|e| os_error(e, "read", Path::new(path)))?;
+        Ok(bytes)
+    }
+
+    fn open(&self, root: &str, path: &str) -> Result<(Option<File>, Metadata), StorageError> {
+        let at = Beneath::new(root, path)?;
+        sys::open(&at)
+    }
+
+    fn read_at(&self, file: &File, offset: u64, len: usize) -> Result<Vec<u8>, StorageError> {
+        // No file extends past i64::MAX (the largest offset the OS takes): that is the end.
+        if offset > i64::MAX as u64 {
+            return Ok(Vec::new());
+        }
+        let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+        let available = usize::try_from(size.saturating_sub(offset)).unwrap_or(usize::MAX);
+        let mut buf = Vec::new();
+        buf.try_reserve_exact(len.min(available)).map_err(|_| {
+            StorageError::new(StorageErrorKind::Other, format!("read: {len} bytes do not fit in memory"))
+        })?;
+        buf.resize(len.min(available), 0);
+        let mut filled = 0;
+        loop {
+            if filled == buf.len() {
+                if filled == len {
+                    break;
+                }
+                // The file grew since it was measured: keep reading, a bounded step at a time,
+                // so the answer is short only at the end of the file.
+                let step = (len - filled).min(64 * 1024);
+                buf.resize(filled + step, 0);
+            }
+            match read_at(file, &mut buf[filled..], offset + filled as u64) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(StorageError::new(kind_of(&e), format!("read: {e}"))),
+            }
+        }
+        buf.truncate(filled);
+        Ok(buf)
+    }
+
+    fn make_dirs(&self, root: &str, path: &str) -> Result<(), StorageError> {
+        let at = Beneath::new(root, path)?;
+        sys::make_dirs(&at)
+    }
+
+    fn write(&self, root: &str, path: &str, bytes: &[u8]) -> Result<(), StorageError> {
+        let at = Beneath::new(root, path)?;
+        if at.rel.is_empty() {
+            return Err(StorageError::new(StorageErrorKind::IsADirectory, format!("cannot write to {path}")));
+        }
+        sys::write(self, &at, bytes)
+    }
+}
+
+/// A path split at the root it must stay under: the engine's checked root and real path.
+pub(crate) struct Beneath<'a> {
+    pub root: &'a str,
+    pub path: &'a str,
+    /// The root's own components, for walking to it from the file-system root.
+    #[cfg_attr(not(unix), allow(dead_code))]
+    pub root_parts: Vec<String>,
+    /// The components below the root (none: the root itself).
+    pub rel: Vec<String>,
+}
+
+impl<'a> Beneath<'a> {
+    fn new(root: &'a str, path: &'a str) -> Result<Beneath<'a>, StorageError> {
+        let outside =
+            || StorageError::new(StorageErrorKind::SymlinkEscape, format!("{path} is not below the root {root}"));
+        let (Ok(r), Ok(p)) = (AbsPath::parse(root), AbsPath::parse(path)) else { return Err(outside()) };
+        // Only normalized paths are taken as they are: anything else did not come from the
+        // engine's check.
+        if !p.starts_with(&r) || r.as_str() != root || p.as_str() != path {
+            return Err(outside());
+        }
+        let root_parts: Vec<String> = r.components().map(str::to_owned).collect();
+        let rel = p.components().skip(root_parts.len()).map(str::to_owned).collect();
+        Ok(Beneath { root, path, root_parts, rel })
+    }
+}
+
+fn metadata(meta: &fs::Metadata) -> Metadata {
+    let file_type = meta.file_type();
+    let links = links_of(meta);
+    if file_type.is_file() {
+        Metadata { kind: FileKind::File, size: meta.len(), links }
+    } else if file_type.is_dir() {
+        Metadata::new(FileKind::Directory, 0)
+    } else if file_type.is_symlink() {
+        Metadata::new(FileKind::Symlink, meta.len())
+    } else {
+        Metadata::new(FileKind::Other, 0)
+    }
+}
+
+#[cfg(unix)]
+fn links_of(meta: &fs::Metadata) -> u64 {
+    std::os::unix::fs::MetadataExt::nlink(meta)
+}
+
+// std exposes no link count on other platforms without unstable APIs; one is the safe answer
+// there only because writes replace by rename (an outside name keeps its old content).
+#[cfg(not(unix))]
+fn links_of(_: &fs::Metadata) -> u64 {
+    1
+}
+
+fn not_regular(path: &str, kind: FileKind) -> StorageError {
+    match kind {
+        FileKind::Directory => {
+            StorageError::new(StorageErrorKind::IsADirectory, format!("read {path}: is a directory"))
+        }
+        _ => StorageError::new(StorageErrorKind::Other, format!("read {path}: not a regular file")),
+    }
+}
+
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, offset)
+}
+
+#[cfg(windows)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(file, buf, offset)
+}
+
+/// Windows' canonical paths are verbatim (`\\?\C:\…`, `\\?\UNC\…`), which the engine refuses;
+/// once a path is canonical the plain form names the same file.
+fn strip_verbatim(path: String) -> String {
+    if cfg!(windows) {
+        plain_form(&path).unwrap_or(path)
+    } else {
+        path
+    }
+}
+
+fn plain_form(path: &str) -> Option<String> {
+    let rest = path.strip_prefix(r"\\?\")?;
+    if let Some(unc) = rest.strip_prefix(r"UNC\") {
+        return Some(format!(r"\\{unc}"));
+    }
+    let drive = rest.as_bytes();
+    (drive.len() >= 3 && drive[0].is_ascii_alphabetic() && drive[1] == b':' && drive[2] == b'\\')
+        .then(|| rest.to_owned())
+}
+
+/// Maps an OS error to what the engine needs to know, keeping the OS message.
+fn os_error(e: io::Error, action: &str, path: &Path) -> StorageError {
+    StorageError::new(kind_of(&e), format!("{action} {}: {e}", path.display()))
+}
+
+fn kind_of(e: &io::Error) -> StorageErrorKind {
+    match e.kind() {
+        io::ErrorKind::NotFound => StorageErrorKind::NotFound,
+        io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem => StorageErrorKind::PermissionDenied,
+        io::ErrorKind::IsADirectory => StorageErrorKind::IsADirectory,
+        io::ErrorKind::NotADirectory => StorageErrorKind::NotADirectory,
+        _ => StorageErrorKind::Other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verbatim_paths_get_their_plain_form() {
+        assert_eq!(plain_form(r"\\?\C:\Users\me").as_deref(), Some(r"C:\Users\me"));
+        assert_eq!(plain_form(r"\\?\c:\").as_deref(), Some(r"c:\"));
+        assert_eq!(plain_form(r"\\?\UNC\server\share\a").as_deref(), Some(r"\\server\share\a"));
+        // A volume GUID path has no plain form: left for the engine to refuse precisely.
+        assert_eq!(plain_form(r"\\?\Volume{x}\a"), None);
+        assert_eq!(plain_form(r"\\?\C:"), None);
+        assert_eq!(plain_form("/home/me"), None);
+    }
+
+    #[test]
+    fn injected_failures_name_their_step() {
+        let disk = DiskStorage::new().fail_at(WriteStep::SyncTemp);
+        assert!(disk.inject(WriteStep::WriteTemp).is_ok());
+        let e = disk.inject(WriteStep::SyncTemp).unwrap_err();
+        assert!(e.to_string().contains("SyncTemp"), "{e}");
+    }
+}

@@ -1,0 +1,240 @@
+//! Unix: every open resolves below a handle of the root and refuses a symlink anywhere on the
+//! way, so a directory swapped for a symlink after the engine's check is refused, not
+//! followed. Linux does it in one `openat2` (`RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`); where
+//! that is missing (older kernels, macOS, the BSDs) the path is walked one `openat(O_NOFOLLOW)`
+//! at a time. The engine hands over canonical paths, so a symlink on the way can only be one
+//! that appeared after the check.
+
+use super::{temp_name, temp_pid, Beneath, DiskStorage, WriteStep, TEMP_ATTEMPTS};
+use crate::storage::{FileKind, Metadata, StorageError, StorageErrorKind};
+use rustix::fs::{self as rfs, AtFlags, Mode, OFlags, CWD};
+use rustix::io::Errno;
+use std::fs::{File, Permissions};
+use std::io::Write;
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::fs::PermissionsExt;
+
+const DIR: OFlags = OFlags::RDONLY.union(OFlags::DIRECTORY).union(OFlags::CLOEXEC).union(OFlags::NOFOLLOW);
+/// O_NONBLOCK: opening a FIFO without a writer (or some devices) would block forever; the type
+/// is checked on the open handle right after. O_NOCTTY: a terminal never becomes the
+/// controlling terminal.
+const READ: OFlags =
+    OFlags::RDONLY.union(OFlags::NONBLOCK).union(OFlags::NOCTTY).union(OFlags::CLOEXEC).union(OFlags::NOFOLLOW);
+
+pub(super) fn open(at: &Beneath) -> Result<(Option<File>, Metadata), StorageError> {
+    let root = open_root(at).map_err(|e| error(e, "open the root of", at.path))?;
+    let fd = open_below(&root, &at.rel, READ).map_err(|e| error(e, "open", at.path))?;
+    let st = rfs::fstat(&fd).map_err(|e| error(e, "stat", at.path))?;
+    let meta = metadata_of(rfs::FileType::from_raw_mode(st.st_mode), st.st_size as u64, st.st_nlink as u64);
+    Ok(((meta.kind == FileKind::File).then(|| File::from(fd)), meta))
+}
+
+/// A whole-file read by path, refusing a final symlink (storages without ranged reads only;
+/// the engine never asks this of a disk, which reads ranges).
+pub(super) fn open_path(path: &std::path::Path) -> Result<(Option<File>, Metadata), StorageError> {
+    let shown = path.display().to_string();
+    let fd = rfs::openat(CWD, path, READ, Mode::empty()).map_err(|e| error(e, "open", &shown))?;
+    let st = rfs::fstat(&fd).map_err(|e| error(e, "stat", &shown))?;
+    let meta = metadata_of(rfs::FileType::from_raw_mode(st.st_mode), st.st_size as u64, st.st_nlink as u64);
+    Ok(((meta.kind == FileKind::File).then(|| File::from(fd)), meta))
+}
+
+pub(super) fn make_dirs(at: &Beneath) -> Result<(), StorageError> {
+    let root = match open_root(at) {
+        Ok(root) => root,
+        // A root that does not exist yet may still receive new files (semantics.md §8): its
+        // own path is canonical too, so it is created the same careful way from `/`.
+        Err(Errno::NOENT) => {
+            let top = rfs::openat(CWD, "/", DIR, Mode::empty()).map_err(|e| error(e, "open", "/"))?;
+            create_below(top, &at.root_parts).map_err(|e| error(e, "create directory", at.root))?
+        }
+        Err(e) => return Err(error(e, "open the root of", at.path)),
+    };
+    create_below(root, &at.rel).map(drop).map_err(|e| error(e, "create directory", at.path))
+}
+
+pub(super) fn write(disk: &DiskStorage, at: &Beneath, bytes: &[u8]) -> Result<(), StorageError> {
+    let path = at.path;
+    let (name, parent) = at.rel.split_last().expect("the caller refuses the root itself");
+    let root = open_root(at).map_err(|e| error(e, "open the root of", path))?;
+    let dir = open_below(&root, parent, DIR).map_err(|e| error(e, "open the directory of", path))?;
+    let mode = match rfs::statat(&dir, name.as_str(), AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(st) => match rfs::FileType::from_raw_mode(st.st_mode) {
+            rfs::FileType::Directory => {
+                return Err(StorageError::new(StorageErrorKind::IsADirectory, format!("write {path}: is a directory")))
+            }
+            rfs::FileType::RegularFile => {
+                // A rename needs only the directory's permission: a file that could not be
+                // written in place (read-only mode or mount) must stay protected. Opening it for
+                // writing without truncation changes nothing and asks the OS exactly that.
+                let flags = OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+                rfs::openat(&dir, name.as_str(), flags, Mode::empty()).map_err(|e| error(e, "open", path))?;
+                Some(st.st_mode & 0o7777)
+            }
+            // A final symlink or special file is replaced by the rename, never written
+            // through, so its mode says nothing about the new file.
+            _ => None,
+        },
+        Err(Errno::NOENT) => None,
+        Err(e) => return Err(error(e, "stat", path)),
+    };
+    sweep(&dir);
+
+    disk.inject(WriteStep::CreateTemp).map_err(|e| io_error(e, "create a temporary file for", path))?;
+    let (file, temp) = create_temp(&dir, name, mode).map_err(|e| error(e, "create a temporary file for", path))?;
+    let filled = fill(disk, file, bytes, mode)
+        .and_then(|()| disk.inject(WriteStep::Rename).map_err(|e| ("rename into", e)))
+        .and_then(|()| rfs::renameat(&dir, temp.as_str(), &dir, name.as_str()).map_err(|e| ("rename into", e.into())));
+    if let Err((what, e)) = filled {
+        // Best effort: the write already failed with the error that matters.
+        let _ = rfs::unlinkat(&dir, temp.as_str(), AtFlags::empty());
+        return Err(io_error(e, &format!("{what} the temporary file of"), path));
+    }
+    // Makes the rename durable. Not reported: the new content is in place, and an error would
+    // tell the agent the write failed when it did not.
+    let _ = rfs::fsync(&dir);
+    Ok(())
+}
+
+/// Everything between creating the temporary file and renaming it; the file is closed before
+/// the rename.
+fn fill(
+    disk: &DiskStorage,
+    mut file: File,
+    bytes: &[u8],
+    mode: Option<u32>,
+) -> Result<(), (&'static str, std::io::Error)> {
+    // The mode goes on before the content, so the content of a private file never sits in a
+    // temporary file that others may read.
+    disk.inject(WriteStep::SetMode).map_err(|e| ("set the mode of", e))?;
+    if let Some(mode) = mode {
+        file.set_permissions(Permissions::from_mode(mode)).map_err(|e| ("set the mode of", e))?;
+    }
+    disk.inject(WriteStep::WriteTemp).map_err(|e| ("write", e))?;
+    file.write_all(bytes).map_err(|e| ("write", e))?;
+    disk.inject(WriteStep::SyncTemp).map_err(|e| ("sync", e))?;
+    file.sync_all().map_err(|e| ("sync", e))
+}
+
+fn create_temp(dir: &OwnedFd, name: &str, mode: Option<u32>) -> Result<(File, String), Errno> {
+    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    // Born no more permissive than the file it replaces (the umask can only remove bits).
+    let born = Mode::from_raw_mode(mode.map_or(0o666, |m| m & 0o777));
+    let mut last = Errno::EXIST;
+    for _ in 0..TEMP_ATTEMPTS {
+        let temp = temp_name(name);
+        match rfs::openat(dir, temp.as_str(), flags, born) {
+            Ok(fd) => return Ok((File::from(fd), temp)),
+            Err(e @ Errno::EXIST) => last = e,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last)
+}
+
+/// Removes temporary files that processes which died mid-write left in `dir`; a temporary of a
+/// live process (this one included) is its write in progress and stays.
+fn sweep(dir: &OwnedFd) {
+    let Ok(entries) = rfs::Dir::read_from(dir) else { return };
+    let own = std::process::id();
+    for entry in entries.flatten() {
+        let Ok(name) = entry.file_name().to_str() else { continue };
+        let Some(pid) = temp_pid(name) else { continue };
+        let dead = pid != own
+            && rustix::process::Pid::from_raw(pid as i32)
+                .is_some_and(|pid| rustix::process::test_kill_process(pid) == Err(Errno::SRCH));
+        if dead {
+            let _ = rfs::unlinkat(dir, name, AtFlags::empty());
+        }
+    }
+}
+
+/// Opens the root directory itself; its path is canonical, so no symlink may be on it either.
+fn open_root(at: &Beneath) -> Result<OwnedFd, Errno> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    match openat2(CWD, at.root, DIR, rfs::ResolveFlags::NO_SYMLINKS | rfs::ResolveFlags::NO_MAGICLINKS) {
+        Err(Errno::NOSYS) => {}
+        done => return done,
+    }
+    let top = rfs::openat(CWD, "/", DIR, Mode::empty())?;
+    open_below(&top, &at.root_parts, DIR)
+}
+
+/// Opens `parts` below the directory `dir` with `flags`, never leaving it and never following a
+/// symlink; no parts opens `dir` again.
+fn open_below(dir: &OwnedFd, parts: &[String], flags: OFlags) -> Result<OwnedFd, Errno> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        let rel = if parts.is_empty() { ".".to_owned() } else { parts.join("/") };
+        let resolve = rfs::ResolveFlags::BENEATH | rfs::ResolveFlags::NO_SYMLINKS | rfs::ResolveFlags::NO_MAGICLINKS;
+        match openat2(dir, &rel, flags, resolve) {
+            Err(Errno::NOSYS) => {}
+            done => return done,
+        }
+    }
+    let Some((last, middle)) = parts.split_last() else { return rfs::openat(dir, ".", flags, Mode::empty()) };
+    let mut current: Option<OwnedFd> = None;
+    for part in middle {
+        let next = rfs::openat(current.as_ref().map_or(dir.as_fd(), AsFd::as_fd), part.as_str(), DIR, Mode::empty())?;
+        current = Some(next);
+    }
+    let at = current.as_ref().map_or(dir.as_fd(), AsFd::as_fd);
+    rfs::openat(at, last.as_str(), flags | OFlags::NOFOLLOW, Mode::empty())
+}
+
+/// `openat2`, retried while the kernel reports a concurrent rename (`EAGAIN`: it cannot vouch
+/// for the walk); after that the careful walk answers instead.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn openat2<Fd: AsFd>(dir: Fd, path: &str, flags: OFlags, resolve: rfs::ResolveFlags) -> Result<OwnedFd, Errno> {
+    for _ in 0..16 {
+        match rfs::openat2(dir.as_fd(), path, flags, Mode::empty(), resolve) {
+            Err(Errno::AGAIN) => continue,
+            done => return done,
+        }
+    }
+    Err(Errno::NOSYS)
+}
+
+/// Creates and opens each of `parts` below `dir` as a directory, never following a symlink.
+fn create_below(dir: OwnedFd, parts: &[String]) -> Result<OwnedFd, Errno> {
+    let mut current = dir;
+    for part in parts {
+        match rfs::mkdirat(&current, part.as_str(), Mode::from_raw_mode(0o777)) {
+            Ok(()) | Err(Errno::EXIST) => {}
+            Err(e) => return Err(e),
+        }
+        current = rfs::openat(&current, part.as_str(), DIR, Mode::empty())?;
+    }
+    Ok(current)
+}
+
+/// What the engine needs to know of an errno met while opening a checked, canonical path.
+fn error(e: Errno, action: &str, path: &str) -> StorageError {
+    let kind = match e {
+        // A symlink (ELOOP; EMLINK on the BSDs) or a way out of the root (EXDEV from
+        // RESOLVE_BENEATH) where the checked path had none: the disk moved after the check.
+        Errno::LOOP | Errno::MLINK | Errno::XDEV => StorageErrorKind::SymlinkEscape,
+        Errno::NOENT => StorageErrorKind::NotFound,
+        Errno::NOTDIR => StorageErrorKind::NotADirectory,
+        Errno::ISDIR => StorageErrorKind::IsADirectory,
+        Errno::ACCESS | Errno::PERM | Errno::ROFS => StorageErrorKind::PermissionDenied,
+        _ => StorageErrorKind::Other,
+    };
+    StorageError::new(kind, format!("{action} {path}: {}", std::io::Error::from(e)))
+}
+
+fn io_error(e: std::io::Error, action: &str, path: &str) -> StorageError {
+    match e.raw_os_error() {
+        Some(raw) => error(Errno::from_raw_os_error(raw), action, path),
+        None => StorageError::new(StorageErrorKind::Other, format!("{action} {path}: {e}")),
+    }
+}
+
+fn metadata_of(file_type: rfs::FileType, size: u64, links: u64) -> Metadata {
+    match file_type {
+        rfs::FileType::RegularFile => Metadata { kind: FileKind::File, size, links },
+        rfs::FileType::Directory => Metadata::new(FileKind::Directory, 0),
+        rfs::FileType::Symlink => Metadata::new(FileKind::Symlink, size),
+        _ => Metadata::new(FileKind::Other, 0),
+    }
+}

@@ -1,0 +1,98 @@
+//! Opening the checked file and reading it in chunks, all from one open file (semantics.md
+//! §8.2): a read never mixes two versions of a file, and what was checked is what is read.
+
+use crate::contain::{storage_error, unexpected, Target};
+use crate::engine::Shared;
+use crate::error::{AcpFsError, ErrorKind};
+use crate::io::{Answer, FileId, Io};
+use crate::operation::Channel;
+use crate::path::AbsPath;
+use crate::storage::{FileKind, Metadata, StorageError, StorageErrorKind};
+
+/// First ranged read; later reads double up to [`MAX_CHUNK`] so long windows need few round
+/// trips while short ones read little.
+pub const FIRST_CHUNK: usize = 16 * 1024;
+pub const MAX_CHUNK: usize = 1024 * 1024;
+
+/// Opens the target's real path under its root: the open file (none for anything but a
+/// regular file) and its metadata, or the storage's error for the caller to judge.
+pub(crate) async fn open(io: &Channel, target: &Target) -> Result<(Option<FileId>, Metadata), StorageError> {
+    let asked = Io::Open { root: target.root.as_str().to_owned(), path: target.real.as_str().to_owned() };
+    match io.ask(asked).await {
+        Answer::Opened { file, meta } => Ok((file, meta)),
+        // A storage that would not open a non-regular file may answer with its metadata alone.
+        Answer::Metadata(meta) if meta.kind != FileKind::File => Ok((None, meta)),
+        Answer::Err(e) => Err(e),
+        other => Err(unexpected("open", &other)),
+    }
+}
+
+/// Refuses what is not a regular file, and a hard-linked file under `refuseHardlinks`.
+pub(crate) fn check(shared: &Shared, meta: &Metadata, requested: &AbsPath) -> Result<(), AcpFsError> {
+    if meta.kind != FileKind::File {
+        return Err(not_a_file(requested));
+    }
+    if meta.links > 1 && shared.policy.options.refuse_hardlinks {
+        return Err(AcpFsError::denied(
+            ErrorKind::HardLink,
+            requested.as_str(),
+            format!(
+                "the file has {} hard links, so the same file may also be reachable outside the roots; \
+                 it is not served (option refuseHardlinks)",
+                meta.links
+            ),
+        ));
+    }
+    Ok(())
+}
+
+pub(crate) fn not_a_file(requested: &AbsPath) -> AcpFsError {
+    AcpFsError::denied(ErrorKind::NotAFile, requested.as_str(), "the path is not a regular file")
+}
+
+/// Sequential reads of one open file: chunks double from [`FIRST_CHUNK`] to [`MAX_CHUNK`], and
+/// the end of the file is an empty read or, when the size is known, reaching it.
+pub(crate) struct ChunkReader<'a> {
+    io: &'a Channel,
+    file: Option<FileId>,
+    requested: &'a AbsPath,
+    offset: u64,
+    chunk: usize,
+    known_size: Option<u64>,
+    pub eof: bool,
+}
+
+impl<'a> ChunkReader<'a> {
+    /// `size` 0 is not trusted (procfs-like files report 0 and still have content).
+    pub fn new(io: &'a Channel, file: Option<FileId>, size: u64, requested: &'a AbsPath) -> Self {
+        ChunkReader {
+            io,
+            file,
+            requested,
+            offset: 0,
+            chunk: FIRST_CHUNK,
+            known_size: Some(size).filter(|&s| s > 0),
+            eof: false,
+        }
+    }
+
+    pub async fn next(&mut self) -> Result<Vec<u8>, AcpFsError> {
+        let Some(file) = self.file else {
+            // A regular file the storage did not open: a driver bug, reported, not panicked.
+            self.eof = true;
+            let e =
+                StorageError::new(StorageErrorKind::Other, "the storage answered a regular file without opening it");
+            return Err(storage_error(e, self.requested));
+        };
+        let len = self.chunk;
+        let bytes = match self.io.ask(Io::ReadAt { file, offset: self.offset, len }).await {
+            Answer::Bytes(b) if b.len() <= len => b,
+            Answer::Err(e) => return Err(storage_error(e, self.requested)),
+            other => return Err(storage_error(unexpected("read_at", &other), self.requested)),
+        };
+        self.offset += bytes.len() as u64;
+        self.eof = bytes.is_empty() || self.known_size.is_some_and(|size| self.offset >= size);
+        self.chunk = (self.chunk * 2).min(MAX_CHUNK);
+        Ok(bytes)
+    }
+}
