@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Volume } from 'memfs';
+import { fromNodeDisk } from '../../npm/shared/node-disk.mjs';
 import {
   ancestors,
   bytesOf,
@@ -247,7 +248,11 @@ export function prefixVector(vector, prefix) {
     ? Object.fromEntries(
         Object.entries(v.files).map(([k, c]) => [
           px(k),
-          c && typeof c === 'object' && 'symlink' in c ? { symlink: px(c.symlink) } : c,
+          c && typeof c === 'object' && 'symlink' in c
+            ? { symlink: px(c.symlink) }
+            : c && typeof c === 'object' && 'hardlink' in c
+              ? { hardlink: px(c.hardlink) }
+              : c,
         ]),
       )
     : v.files;
@@ -291,14 +296,18 @@ function lstatOrNull(path) {
 
 /** Lays the vector's files out under a fresh real temp dir (already prefixed paths). */
 function layOutDisk(files) {
+  const links = [];
   for (const [path, c] of Object.entries(files ?? {})) {
     nodeFs.mkdirSync(dirname(path), { recursive: true });
     if (isFileContent(c)) nodeFs.writeFileSync(path, bytesOf(c));
+    else if (c.hardlink !== undefined) links.push([c.hardlink, path]);
     else if (c.symlink !== undefined) nodeFs.symlinkSync(c.symlink, path);
     else if (c.dir) nodeFs.mkdirSync(path, { recursive: true });
     else if (c.special) execFileSync('mkfifo', [path]);
     else throw new TypeError(`unknown file entry at ${path}: ${JSON.stringify(c)}`);
   }
+  // After every file, so a link may name a file listed after it.
+  for (const [target, path] of links) nodeFs.linkSync(target, path);
 }
 
 export function makeTempDir(label = 'acpfs-') {
@@ -373,16 +382,22 @@ function mapBackend(ranged) {
   };
 }
 
-function diskBackend(name, ranged, makeStorage) {
+/**
+ * `full`: the storage always has every capability (vectors that take one away are skipped);
+ * `hardlinks`: it counts links and replaces files by rename (a plain fs.promises object writes
+ * in place), so hard-link vectors run on it.
+ */
+function diskBackend(name, ranged, makeStorage, { full = !makeStorage, hardlinks = !makeStorage } = {}) {
   return {
     name,
     ranged,
+    hardlinks,
     prepare(original) {
       const reason = diskSkipReason(original);
       if (reason) return { skip: reason };
       const flags = storageTraits(original, ranged);
-      if (!makeStorage && (!flags.write || !flags.realpath || !flags.symlinks || !ranged)) {
-        return { skip: 'the native disk storage always has every capability (write, symlinks, realpath, ranged reads)' };
+      if (full && (!flags.write || !flags.realpath || !flags.symlinks || !ranged)) {
+        return { skip: `${name} always has every capability (write, symlinks, realpath, ranged reads)` };
       }
       const dir = makeTempDir();
       const vector = prefixVector(original, dir);
@@ -413,6 +428,7 @@ export const backends = {
   fsPromisesRanged: diskBackend('fs.promises ranged', true, fsPromisesStorage),
   fsPromisesWhole: diskBackend('fs.promises whole', false, fsPromisesStorage),
   native: diskBackend('native disk', true, null),
+  nodeDisk: diskBackend('fromNodeDisk (node:fs, hardened)', true, () => fromNodeDisk(), { full: true, hardlinks: true }),
 };
 
 // ---------------------------------------------------------------------------------------------

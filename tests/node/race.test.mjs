@@ -3,8 +3,9 @@
 // run through @acp-fs/node. Whatever the timing, nothing outside the root may be read, changed or
 // created, and no temporary file may be left behind (docs/semantics.md §3, §5).
 //
-// Backends: the native disk (`new AcpFs({})`), the hardened node:fs adapter (`fromNodeDisk()`)
-// and Node's own `fs.promises` passed as the storage (which the driver turns into that adapter).
+// Backends: the native disk (`new AcpFs({})`), the hardened node:fs adapter (`fromNodeDisk()`),
+// Node's own `fs.promises` and `fs` passed as the storage (which the driver turns into that
+// adapter), and the same through @acp-fs/wasm in Node.
 // ACP_FS_RACE_REQUESTS scales the number of requests per backend (default 2,000).
 
 import assert from 'node:assert/strict';
@@ -109,6 +110,8 @@ async function loadAdapter() {
   }
 }
 const fromNodeDisk = await loadAdapter();
+// @acp-fs/wasm in Node shares the driver, so fs.promises must become the same adapter there.
+const wasm = await import('../../npm/wasm/node.mjs').catch(() => null);
 
 const BACKENDS = [
   { name: 'native disk', make: () => ({}) },
@@ -119,6 +122,12 @@ const BACKENDS = [
   },
   { name: 'storage: fs.promises', make: () => ({ storage: nodeFs.promises }) },
   { name: 'storage: fs', make: () => ({ storage: nodeFs }), skip: !fromNodeDisk && 'node:fs itself is callback-style before the adapter' },
+  {
+    name: '@acp-fs/wasm, storage: fs.promises',
+    make: () => ({ storage: nodeFs.promises }),
+    AcpFs: wasm?.AcpFs,
+    skip: !wasm && 'npm/wasm is not built (scripts/build-wasm.sh)',
+  },
 ];
 
 describe('races against a swapping agent (real disk)', { concurrency: false }, () => {
@@ -143,7 +152,7 @@ describe('races against a swapping agent (real disk)', { concurrency: false }, (
       nodeFs.writeFileSync(join(outside, 'nested', 'x.txt'), `${MARKER} nested\n`);
       const before = snapshot(outside);
 
-      const fs = new AcpFs(backend.make());
+      const fs = new (backend.AcpFs ?? AcpFs)(backend.make());
       fs.openSession('s', { cwd: root });
 
       const swapper = spawn(process.execPath, ['-e', SWAPPER, root, outside], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });

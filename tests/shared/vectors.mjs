@@ -35,6 +35,8 @@ export const isFileContent = (c) => typeof c === 'string' || (c && typeof c === 
 export const fileEntries = (vector) => Object.entries(vector.files ?? {});
 /** Whether the vector's files include a symlink / a non-regular file. */
 export const hasSymlinks = (vector) => fileEntries(vector).some(([, c]) => c && typeof c === 'object' && 'symlink' in c);
+/** Whether the vector's files include a hard link (`{hardlink: target}`). */
+export const hasHardlinks = (vector) => fileEntries(vector).some(([, c]) => c && typeof c === 'object' && 'hardlink' in c);
 export const hasSpecial = (vector) => fileEntries(vector).some(([, c]) => c && typeof c === 'object' && c.special);
 
 /** A vector's file content (a string = its UTF-8 bytes, or `{hex}`) as bytes. */
@@ -187,6 +189,11 @@ export async function runVector(AcpFs, original, backend) {
   const variants = rangedVariants(original);
   if (!variants.includes(backend.ranged)) {
     return { skip: `the vector runs only with ${variants[0] ? 'ranged' : 'whole-file'} reads` };
+  }
+  // Link counts and renames that replace one name of a file are real-disk matters: a backend
+  // runs hard-link vectors only when it says it has both (`hardlinks: true`).
+  if (hasHardlinks(original) && !backend.hardlinks) {
+    return { skip: 'hard links need link counts and atomic renames (a real disk backend)' };
   }
   const prepared = await backend.prepare(original);
   if (prepared.skip) return { skip: prepared.skip };
