@@ -164,14 +164,18 @@ export function fromNodeDisk(fs = builtinFs()) {
       throw e;
     }
     try {
-      const stats = await handle.stat({ bigint: true });
+      // Three questions at once (each is a trip through libuv's pool): the open file's stats,
+      // the checked path's lstat, and the descriptor's own path.
+      const [stats, lst, real] = await Promise.all([
+        handle.stat({ bigint: true }),
+        fsp.lstat(path, { bigint: true }),
+        procFd() ? fdPath(handle) : fsp.realpath(path),
+      ]);
       // The same file a lookup of the checked path finds (a final component swapped after the
       // open, or a different file reached through a swapped directory, differs)…
-      const lst = await fsp.lstat(path, { bigint: true });
       if (lst.dev !== stats.dev || lst.ino !== stats.ino) throw raced(path, 'the file');
       // …and the descriptor's own path is the checked one, under the root: what was opened is
       // what was checked, whatever was swapped and swapped back in between.
-      const real = procFd() ? await fdPath(handle) : await fsp.realpath(path);
       if (real !== path || !under(root, real)) throw raced(path, 'the file');
       if (!stats.isFile()) {
         await handle.close();
