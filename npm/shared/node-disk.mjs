@@ -93,7 +93,7 @@ function keepBytes(name, max) {
  *   protected (EACCES) although a rename would only need the directory's permission;
  * - `links` (the hard-link count) is reported so the engine can refuse hard-linked files.
  */
-export function fromNodeDisk(fs = builtinFs()) {
+export function fromNodeDisk(fs = builtinFs(), { procfs = true } = {}) {
   if (fs === null || typeof fs !== 'object' || typeof fs.promises?.open !== 'function') {
     throw new TypeError('fromNodeDisk: expected Node\'s fs module (with fs.promises)');
   }
@@ -105,8 +105,13 @@ export function fromNodeDisk(fs = builtinFs()) {
   /** Whether /proc/self/fd can name descriptors (decided on first use). */
   const procFd = () => {
     if (procChecked === undefined) {
+      // `procfs: false` (tests only) takes the path-checking road that macOS and Windows take.
       try {
-        procChecked = globalThis.process?.platform === 'linux' && fs.existsSync('/proc/self/fd') && fs.readdirSync('/proc/self/fd').length > 0;
+        procChecked =
+          procfs !== false &&
+          globalThis.process?.platform === 'linux' &&
+          fs.existsSync('/proc/self/fd') &&
+          fs.readdirSync('/proc/self/fd').length > 0;
       } catch {
         procChecked = false;
       }
@@ -164,13 +169,16 @@ export function fromNodeDisk(fs = builtinFs()) {
       throw e;
     }
     try {
-      // Three questions at once (each is a trip through libuv's pool): the open file's stats,
-      // the checked path's lstat, and the descriptor's own path.
-      const [stats, lst, real] = await Promise.all([
-        handle.stat({ bigint: true }),
-        fsp.lstat(path, { bigint: true }),
-        procFd() ? fdPath(handle) : fsp.realpath(path),
-      ]);
+      // Linux: three questions at once (each a trip through libuv's pool): the open file's
+      // stats, the checked path's lstat, and the descriptor's own path. Elsewhere the path is
+      // resolved before and after the lstat, so a swap must be undone and redone in between.
+      const [stats, lst, real] = procFd()
+        ? await Promise.all([handle.stat({ bigint: true }), fsp.lstat(path, { bigint: true }), fdPath(handle)])
+        : [
+            await handle.stat({ bigint: true }),
+            (await fsp.realpath(path)) === path ? await fsp.lstat(path, { bigint: true }) : { dev: -1n, ino: -1n },
+            await fsp.realpath(path),
+          ];
       // The same file a lookup of the checked path finds (a final component swapped after the
       // open, or a different file reached through a swapped directory, differs)…
       if (lst.dev !== stats.dev || lst.ino !== stats.ino) throw raced(path, 'the file');
