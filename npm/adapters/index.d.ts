@@ -7,6 +7,7 @@ export type { AcpFsStorage };
  * A storage over any module with Node's synchronous fs API (`readFileSync`, `statSync`,
  * `openSync`/`readSync`/`closeSync`, and optionally `lstatSync`+`realpathSync` for symlinks,
  * `writeFileSync`, `mkdirSync`): answers without promise hops and reads windows as byte ranges.
+ * Given Node's own `fs` it returns `fromNodeDisk(fs)`: a real disk gets the hardened adapter.
  */
 export function fromNodeFs(fs: object): AcpFsStorage;
 
