@@ -169,10 +169,74 @@ fn bench_text(c: &mut Criterion, label: &str, size: usize, warm_up: Duration, me
     group.finish();
 }
 
+/// A fresh engine: nothing remembered about any file (a cold line index).
+fn cold_engine(storage: &MemoryStorage, options: serde_json::Value) -> AcpFs {
+    let fs = AcpFs::new(Options::from_json(&options).unwrap(), storage.caps()).unwrap();
+    fs.open_session("s", "/project", &[]).unwrap();
+    fs
+}
+
+fn read_content(fs: &AcpFs, storage: &MemoryStorage, params: serde_json::Value) -> Option<String> {
+    let outcome = acp_fs::run(fs.read_text_file(params), storage, &DefaultHost);
+    outcome.result.ok().map(|r| r.to_json()["content"].as_str().unwrap_or_default().to_owned())
+}
+
+/// Paging (semantics.md §8 "Line index"), 100 MB, in one run with its baselines:
+/// - `cold_end`: a new engine's 50-line window at the end, against `floor_end` (memchr
+///   counting the newlines up to the window's end);
+/// - `page_all`: a new engine pages the whole file in 2,000-line windows, first to last,
+///   against `whole`: one whole-file read through the same API with maxReadBytes raised.
+fn paging(c: &mut Criterion) {
+    const PAGE: u64 = 2_000;
+    let text = corpus(100 << 20);
+    let bytes = text.as_bytes();
+    let storage = MemoryStorage::new();
+    storage.put(PATH, bytes);
+    let raised = json!({"maxReadBytes": 1u64 << 30});
+    let newlines = memchr::memchr_iter(b'\n', bytes).count() as u64;
+    let last = newlines - LIMIT + 1;
+    let end = cases(&text).pop().unwrap().end;
+
+    let page_all = || {
+        let fs = cold_engine(&storage, json!({}));
+        let mut total = 0usize;
+        let mut line = 1;
+        while let Some(content) =
+            read_content(&fs, &storage, json!({"sessionId": "s", "path": PATH, "line": line, "limit": PAGE}))
+        {
+            if content.is_empty() {
+                break;
+            }
+            total += content.len();
+            line += PAGE;
+        }
+        total
+    };
+    assert_eq!(page_all(), bytes.len());
+    let whole = || {
+        let fs = cold_engine(&storage, raised.clone());
+        read_content(&fs, &storage, json!({"sessionId": "s", "path": PATH})).unwrap().len()
+    };
+    assert_eq!(whole(), bytes.len());
+    let cold_end = || {
+        let fs = cold_engine(&storage, json!({}));
+        read_content(&fs, &storage, json!({"sessionId": "s", "path": PATH, "line": last, "limit": LIMIT})).unwrap()
+    };
+    assert_eq!(cold_end(), Window::slice(&text, last, Some(LIMIT)).unwrap());
+
+    let mut group = c.benchmark_group("page100MB");
+    group.sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(3));
+    group.bench_function("cold_end", |b| b.iter(cold_end));
+    group.bench_function("floor_end", |b| b.iter(|| memchr::memchr_iter(b'\n', black_box(&bytes[..end])).count()));
+    group.bench_function("page_all", |b| b.iter(page_all));
+    group.bench_function("whole", |b| b.iter(whole));
+    group.finish();
+}
+
 fn windows(c: &mut Criterion) {
     bench_text(c, "1MB", 1 << 20, Duration::from_millis(300), Duration::from_secs(1));
     bench_text(c, "100MB", 100 << 20, Duration::from_millis(500), Duration::from_secs(2));
 }
 
-criterion_group!(benches, windows);
+criterion_group!(benches, paging, windows);
 criterion_main!(benches);

@@ -1,6 +1,7 @@
 //! The engine handle: options, sessions and their roots, open documents.
 
 use crate::error::AcpFsError;
+use crate::index::LineIndex;
 use crate::operation::Operation;
 use crate::options::{Options, Policy};
 use crate::params::Echo;
@@ -10,13 +11,15 @@ use crate::storage::StorageCaps;
 use crate::{read, write};
 use serde_json::Value;
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 pub(crate) struct Shared {
     pub policy: Policy,
     pub caps: StorageCaps,
     sessions: RwLock<HashMap<String, Arc<[AbsPath]>>>,
     documents: RwLock<HashMap<String, Arc<str>>>,
+    /// Remembered line starts per file (semantics.md §8 "Line index").
+    line_index: Mutex<LineIndex>,
 }
 
 /// The acp-fs engine for one storage: cheap to clone, shareable across threads.
@@ -42,7 +45,13 @@ impl AcpFs {
     /// named).
     pub fn new(options: Options, caps: StorageCaps) -> Result<AcpFs, AcpFsError> {
         let policy = Policy::new(options)?;
-        let shared = Shared { policy, caps, sessions: RwLock::default(), documents: RwLock::default() };
+        let shared = Shared {
+            policy,
+            caps,
+            sessions: RwLock::default(),
+            documents: RwLock::default(),
+            line_index: Mutex::default(),
+        };
         Ok(AcpFs { shared: Arc::new(shared) })
     }
 
@@ -96,6 +105,11 @@ impl AcpFs {
     /// The effective root set of a session (its own, or the default policy's), normalized.
     pub fn roots(&self, session_id: &str) -> Result<Vec<String>, AcpFsError> {
         Ok(self.shared.roots(session_id)?.iter().map(|r| r.as_str().to_owned()).collect())
+    }
+
+    /// Memory the line index holds now (at most option `lineIndexBytes`).
+    pub fn line_index_bytes(&self) -> u64 {
+        self.shared.line_index().bytes()
     }
 
     /// `clientCapabilities.fs`: only what is wired (a write-less storage or `readOnly` says
@@ -166,6 +180,10 @@ impl Shared {
     /// Every open document, by the name the host opened it under.
     pub fn documents(&self) -> Vec<(AbsPath, Arc<str>)> {
         read_lock(&self.documents).iter().filter_map(|(k, v)| Some((AbsPath::parse(k).ok()?, v.clone()))).collect()
+    }
+
+    pub fn line_index(&self) -> MutexGuard<'_, LineIndex> {
+        self.line_index.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     pub fn set_document(&self, path: &AbsPath, text: &str) {

@@ -65,14 +65,28 @@ pub(crate) struct ChunkReader<'a> {
 impl<'a> ChunkReader<'a> {
     /// `size` 0 is not trusted (procfs-like files report 0 and still have content).
     pub fn new(io: &'a Channel, file: Option<FileId>, size: u64, requested: &'a AbsPath) -> Self {
+        ChunkReader::at(io, file, size, requested, 0, FIRST_CHUNK)
+    }
+
+    /// A reader starting at `offset` whose first read asks for `first` bytes (clamped to
+    /// [`FIRST_CHUNK`]..=[`MAX_CHUNK`]).
+    pub fn at(
+        io: &'a Channel,
+        file: Option<FileId>,
+        size: u64,
+        requested: &'a AbsPath,
+        offset: u64,
+        first: usize,
+    ) -> Self {
+        let known_size = Some(size).filter(|&s| s > 0);
         ChunkReader {
             io,
             file,
             requested,
-            offset: 0,
-            chunk: FIRST_CHUNK,
-            known_size: Some(size).filter(|&s| s > 0),
-            eof: false,
+            offset,
+            chunk: first.clamp(FIRST_CHUNK, MAX_CHUNK),
+            eof: known_size.is_some_and(|size| offset >= size),
+            known_size,
         }
     }
 

@@ -41,6 +41,7 @@ mod driver;
 mod engine;
 mod error;
 mod file;
+mod index;
 mod io;
 pub mod mcp;
 mod memory;

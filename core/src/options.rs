@@ -67,6 +67,9 @@ pub struct Options {
     /// may also have a name outside the roots (semantics.md §8.2). Storages without hard links
     /// report one link, so this only bites on real disks.
     pub refuse_hardlinks: bool,
+    /// Memory the line index may hold, for all files together (semantics.md §8 "Line
+    /// index"); the least recently used files are forgotten first. 0 turns it off.
+    pub line_index_bytes: u64,
 }
 
 /// The default deny list (semantics.md §3).
@@ -88,6 +91,7 @@ impl Default for Options {
             roots: None,
             extra_roots: Vec::new(),
             refuse_hardlinks: true,
+            line_index_bytes: 16 * 1024 * 1024,
         }
     }
 }

@@ -3,7 +3,8 @@
 use crate::contain::{self, storage_error, unexpected, Target};
 use crate::engine::Shared;
 use crate::error::{AcpFsError, ErrorKind};
-use crate::file::{self, ChunkReader};
+use crate::file::{self, ChunkReader, MAX_CHUNK};
+use crate::index::Identity;
 use crate::io::{Answer, Io};
 use crate::operation::{Channel, Done};
 use crate::options::PastEnd;
@@ -11,7 +12,7 @@ use crate::params;
 use crate::path::AbsPath;
 use crate::protocol::{ReadTextFileResponse, Response};
 use crate::text::{self, Encoding, NotText, SNIFF_BYTES};
-use crate::window::{Window, WindowError};
+use crate::window::{Checkpoint, Window, WindowError};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -93,15 +94,35 @@ async fn stream(
     shared: &Shared,
     io: &Channel,
     target: &Target,
-    mut window: Window,
+    window: Window,
 ) -> Result<Result<String, WindowError>, AcpFsError> {
     let max = shared.policy.options.max_read_bytes;
     let requested = &target.requested;
     let (file, meta) = file::open(io, target).await.map_err(|e| storage_error(e, requested))?;
     file::check(shared, &meta, requested)?;
     fits(&window, meta.size, max, requested)?;
+
+    // The line index (semantics.md §8 "Line index"): a version of this file scanned before
+    // (so sniffed as UTF-8 text then) starts at the nearest remembered row: one read there.
+    let key = target.real.as_str();
+    let bound = shared.policy.options.line_index_bytes;
+    let identity = meta.modified.filter(|_| bound > 0).map(|modified| Identity { size: meta.size, modified });
+    let start = identity.and_then(|id| shared.line_index().start(key, id, window.line()));
+    if let (Some(start), Some(identity)) = (start, identity) {
+        let mut window = window.restart(start.from);
+        let rows = (window.line() - start.from.line).saturating_add(window.limit().unwrap_or(u64::MAX));
+        let guess = rows.saturating_mul(start.bytes_per_row.max(1));
+        window.reserve(guess.min(MAX_CHUNK as u64));
+        let first = usize::try_from(guess.saturating_add(guess / 8).saturating_add(4096)).unwrap_or(usize::MAX);
+        let mut reader = ChunkReader::at(io, file, meta.size, requested, start.from.offset, first);
+        let scanned = scan(&mut reader, &mut window, None).await?;
+        shared.line_index().record(key, identity, start.bom, window.checkpoints(), bound);
+        return Ok(scanned.and_then(|()| window.finish()));
+    }
+
     let mut reader = ChunkReader::new(io, file, meta.size, requested);
-    let mut head = Vec::new();
+    // The first read (16 KiB) covers the 8 KiB the NUL test needs: it is the head, uncopied.
+    let mut head = reader.next().await?;
     while head.len() < SNIFF_BYTES && !reader.eof {
         head.extend_from_slice(&reader.next().await?);
     }
@@ -116,16 +137,36 @@ async fn stream(
         }
         return utf16(&head, encoding, max, requested, window);
     }
-    if let Err(e) = window.feed(&head[encoding.bom_len()..]) {
-        return Ok(Err(e));
+    let bom = encoding.bom_len() as u64;
+    let mut window = window.restart(Checkpoint { line: 1, offset: bom });
+    if window.is_whole_file() {
+        // Checked against maxReadBytes above: one buffer of the right size, never regrown.
+        window.reserve(meta.size.saturating_sub(bom));
     }
-    drop(head);
+    let scanned = scan(&mut reader, &mut window, Some(&head[encoding.bom_len()..])).await?;
+    if let Some(identity) = identity {
+        shared.line_index().record(key, identity, bom, window.checkpoints(), bound);
+    }
+    Ok(scanned.and_then(|()| window.finish()))
+}
+
+/// Feeds `first` (if any), then chunks until the window is complete or the file ends.
+async fn scan(
+    reader: &mut ChunkReader<'_>,
+    window: &mut Window,
+    first: Option<&[u8]>,
+) -> Result<Result<(), WindowError>, AcpFsError> {
+    if let Some(first) = first {
+        if let Err(e) = window.feed(first) {
+            return Ok(Err(e));
+        }
+    }
     while !window.is_done() && !reader.eof {
         if let Err(e) = window.feed(&reader.next().await?) {
             return Ok(Err(e));
         }
     }
-    Ok(window.finish())
+    Ok(Ok(()))
 }
 
 fn sniff(head: &[u8], requested: &AbsPath) -> Result<Encoding, AcpFsError> {

@@ -4,14 +4,25 @@
 //! an exact substring. The scanner is fed chunks in file order and stops wanting bytes as soon
 //! as the window is complete, so a window costs the bytes up to its end, not the file.
 
-use memchr::memchr_iter;
+use memchr::{memchr_iter, memrchr};
+
+/// While seeking, the scanner remembers one line start per this many bytes (the first at or
+/// after each multiple), for the engine's line index.
+pub const CHECKPOINT_STRIDE: u64 = 64 * 1024;
+
+/// A line start: row `line` (1-based) begins at byte `offset` of the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Checkpoint {
+    pub line: u64,
+    pub offset: u64,
+}
 
 /// How a scan ended badly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WindowError {
     /// The start row is past the last row; `line_count` = newlines + 1.
     PastEnd { line: u64, line_count: u64 },
-    /// The bytes up to the window's end are not UTF-8.
+    /// The window's own bytes are not UTF-8.
     NotUtf8,
     /// The window's content exceeds the byte budget.
     TooLarge,
@@ -48,18 +59,51 @@ pub struct Window {
     max_bytes: u64,
     /// An incomplete UTF-8 sequence cut by a chunk boundary.
     carry: Vec<u8>,
+    /// The row the first fed byte starts, and that byte's offset in the file.
+    base: Checkpoint,
+    /// File offset of the next byte to be fed.
+    pos: u64,
+    /// Line starts passed on the way (stride marks, the window's start and end).
+    marks: Vec<Checkpoint>,
 }
 
 impl Window {
     /// `line` is 1-based (0 is treated as 1); `limit` rows at most, `None` = to the end.
     pub fn new(line: u64, limit: Option<u64>, max_bytes: u64) -> Window {
-        let line = line.max(1);
-        let phase = if line == 1 { Phase::Collecting { rows_left: limit } } else { Phase::Seeking };
-        let mut w = Window { line, limit, phase, newlines: 0, out: Vec::new(), max_bytes, carry: Vec::new() };
+        Window::resume(line, limit, max_bytes, Checkpoint { line: 1, offset: 0 })
+    }
+
+    /// A scanner whose first fed byte starts row `from.line` at file offset `from.offset` (a
+    /// checkpoint of the line index, or row 1 after a BOM). `from.line` must not be past
+    /// `line`.
+    pub fn resume(line: u64, limit: Option<u64>, max_bytes: u64, from: Checkpoint) -> Window {
+        let line = line.max(1).max(from.line);
+        let phase = if line == from.line { Phase::Collecting { rows_left: limit } } else { Phase::Seeking };
+        let mut w = Window {
+            line,
+            limit,
+            phase,
+            newlines: 0,
+            out: Vec::new(),
+            max_bytes,
+            carry: Vec::new(),
+            base: from,
+            pos: from.offset,
+            marks: Vec::new(),
+        };
+        if w.phase != Phase::Seeking {
+            w.marks.push(from);
+        }
         if w.phase == (Phase::Collecting { rows_left: Some(0) }) {
             w.phase = Phase::Done;
         }
         w
+    }
+
+    /// The line starts this scan passed: one per [`CHECKPOINT_STRIDE`] bytes while seeking,
+    /// the window's start, and its end when the limit ended it. Ascending.
+    pub fn checkpoints(&self) -> &[Checkpoint] {
+        &self.marks
     }
 
     /// The window of an in-memory text, with no byte budget.
@@ -81,6 +125,29 @@ impl Window {
         Ok(&text[start..end])
     }
 
+    /// The same window, scanned from `from` instead (see [`Window::resume`]); nothing may have
+    /// been fed yet.
+    pub fn restart(self, from: Checkpoint) -> Window {
+        Window::resume(self.line, self.limit, self.max_bytes, from)
+    }
+
+    /// The first row of the window (1-based).
+    pub fn line(&self) -> u64 {
+        self.line
+    }
+
+    /// The most rows the window takes; `None` = to the end.
+    pub fn limit(&self) -> Option<u64> {
+        self.limit
+    }
+
+    /// Room for `bytes` of content (a hint: never more than the byte budget), so a long window
+    /// is not copied again as its buffer grows.
+    pub fn reserve(&mut self, bytes: u64) {
+        let room = usize::try_from(bytes.min(self.max_bytes)).unwrap_or(0);
+        self.out.reserve(room.saturating_sub(self.out.len()));
+    }
+
     /// Whether this window is the whole text (line 1, no limit).
     pub fn is_whole_file(&self) -> bool {
         self.line == 1 && self.limit.is_none()
@@ -93,18 +160,49 @@ impl Window {
 
     /// Feeds the next chunk of the text (after any BOM).
     pub fn feed(&mut self, mut chunk: &[u8]) -> Result<(), WindowError> {
+        let chunk_start = self.pos;
+        self.pos += chunk.len() as u64;
         if self.phase == Phase::Seeking {
-            let need = self.line - 1 - self.newlines;
-            match after_nth_newline(chunk, need) {
-                Err(seen) => {
-                    self.newlines += seen;
-                    return self.validate(chunk);
-                }
-                Ok(s) => {
-                    self.newlines += need;
-                    self.validate(&chunk[..s])?;
-                    chunk = &chunk[s..];
-                    self.phase = Phase::Collecting { rows_left: self.limit };
+            // Bytes before the window are counted, never validated (semantics.md §8,
+            // "Decoding limits"): `\n` never occurs inside a multi-byte UTF-8 sequence, so the
+            // count is exact whatever those bytes are, and the window starts on a character
+            // boundary. The chunk is walked in stride-aligned pieces so that each piece that
+            // ends on a stride boundary leaves a checkpoint behind.
+            let mut at = chunk_start;
+            loop {
+                let next_stride = (at / CHECKPOINT_STRIDE + 1) * CHECKPOINT_STRIDE;
+                let piece_len = usize::try_from(next_stride - at).unwrap_or(usize::MAX).min(chunk.len());
+                let piece = &chunk[..piece_len];
+                let need = self.line - self.base.line - self.newlines;
+                match after_nth_newline(piece, need) {
+                    Err(seen) => {
+                        self.newlines += seen;
+                        if at + piece_len as u64 == next_stride {
+                            if let Some(i) = memrchr(b'\n', piece) {
+                                let mark =
+                                    Checkpoint { line: self.base.line + self.newlines, offset: at + i as u64 + 1 };
+                                if self.marks.last() != Some(&mark) {
+                                    self.marks.push(mark);
+                                }
+                            }
+                        }
+                        chunk = &chunk[piece_len..];
+                        at += piece_len as u64;
+                        if chunk.is_empty() {
+                            return Ok(());
+                        }
+                    }
+                    Ok(s) => {
+                        self.newlines += need;
+                        chunk = &chunk[s..];
+                        at += s as u64;
+                        let start = Checkpoint { line: self.line, offset: at };
+                        if self.marks.last() != Some(&start) {
+                            self.marks.push(start);
+                        }
+                        self.phase = Phase::Collecting { rows_left: self.limit };
+                        break;
+                    }
                 }
             }
         }
@@ -128,8 +226,11 @@ impl Window {
                 return Err(WindowError::TooLarge);
             }
             self.out.extend_from_slice(take);
-            if end.is_some() {
+            if let Some(end) = end {
                 self.phase = Phase::Done;
+                let offset = self.pos - (chunk.len() - end) as u64;
+                let line = self.line + self.limit.unwrap_or(0);
+                self.marks.push(Checkpoint { line, offset });
             }
         }
         Ok(())
@@ -143,7 +244,7 @@ impl Window {
             return Err(WindowError::NotUtf8);
         }
         if self.phase == Phase::Seeking {
-            return Err(WindowError::PastEnd { line: self.line, line_count: self.newlines + 1 });
+            return Err(WindowError::PastEnd { line: self.line, line_count: self.base.line + self.newlines });
         }
         // Every byte was validated on the way in.
         String::from_utf8(self.out).map_err(|_| WindowError::NotUtf8)

@@ -105,7 +105,12 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
     }
     let bytes = text::encode(&change.new_text, encoding);
     let asked = Io::Write { root: target.root.as_str().to_owned(), path: target.real.as_str().to_owned(), bytes };
-    match io.ask(asked).await {
+    let answer = io.ask(asked).await;
+    // Whatever the outcome, what the index knows about this file may be stale now (a failed
+    // write may still have replaced it). Readers that opened the old version and record after
+    // this carry the old identity, which the new version does not match.
+    shared.line_index().forget(target.real.as_str());
+    match answer {
         Answer::Done => Ok(done(change)),
         Answer::Err(e) => Err(write_error(e, requested)),
         other => Err(storage_error(unexpected("write", &other), requested)),

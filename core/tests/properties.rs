@@ -189,7 +189,7 @@ proptest! {
     }
 
     #[test]
-    fn utf8_is_checked_up_to_the_window_end_only(
+    fn utf8_is_checked_inside_the_window_only(
         text in text_strategy(),
         line in line_strategy(),
         limit in limit_strategy(),
@@ -204,11 +204,15 @@ proptest! {
         let bytes = [&text.as_bytes()[..p], INVALID[bad], &text.as_bytes()[p..]].concat();
         let cuts = cuts(bytes.len(), &picks);
         let (got, _) = stream(&bytes, &cuts, Window::new(line, limit, u64::MAX));
-        // A past-end window reads the whole text to count its rows; an unbounded window also
-        // owns bytes inserted at the very end (they extend its last row).
+        // Rows before the window are counted, not validated (semantics.md §8 "Decoding
+        // limits"), so a past-end window only counts; an unbounded window also owns bytes
+        // inserted at the very end (they extend its last row).
         let inside = match model(&text, line, limit) {
-            Ok(span) => p < span.end || (p == span.end && !span.bounded),
-            Err(_) => true,
+            Ok(span) => p >= span.start && (p < span.end || (p == span.end && !span.bounded)),
+            Err((line, line_count)) => {
+                prop_assert_eq!(got, Err(WindowError::PastEnd { line, line_count }));
+                return Ok(());
+            }
         };
         if inside {
             prop_assert_eq!(got, Err(WindowError::NotUtf8));
@@ -789,13 +793,17 @@ fn request_for_a_near_miss_of_the_root_is_outside_it() {
 }
 
 #[test]
-fn past_end_scan_reports_invalid_utf8_however_it_is_cut() {
-    // A past-end window has read every byte; whether the bad sequence is cut by EOF or not,
-    // the text is not UTF-8 (semantics.md §4: never served as if it were).
+fn past_end_scan_counts_rows_however_the_bytes_are_cut() {
+    // A past-end window has only counted rows; the bytes it passed are never served, so they
+    // are not validated (semantics.md §8 "Decoding limits"): the answer is the row count,
+    // whether a bad sequence is cut by EOF or not.
     let scan = |bytes: &[u8]| {
         let mut w = Window::new(2, None, u64::MAX);
         w.feed(bytes).and_then(|()| w.finish())
     };
-    assert_eq!(scan(b"\xFF"), Err(WindowError::NotUtf8));
-    assert_eq!(scan(b"\xE2\x82"), Err(WindowError::NotUtf8));
+    assert_eq!(scan(b"\xFF"), Err(WindowError::PastEnd { line: 2, line_count: 1 }));
+    assert_eq!(scan(b"\xE2\x82"), Err(WindowError::PastEnd { line: 2, line_count: 1 }));
+    // Once the window is reached, its own bytes are validated, cut or not.
+    let mut w = Window::new(2, None, u64::MAX);
+    assert_eq!(w.feed(b"\xFF\n\xE2\x82").and_then(|()| w.finish()), Err(WindowError::NotUtf8));
 }

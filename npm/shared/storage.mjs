@@ -52,11 +52,17 @@ const kindOf = (stats) =>
 /** `{kind, size, links}` of fs.Stats-like values (numbers or bigints); `links` is `nlink`. */
 function metadataOf(stats) {
   const size = Number(stats?.size ?? 0);
-  const nlink = Number(stats?.nlink ?? 1);
+  const links = Number(stats?.nlink ?? 1);
+  // The modification time identifies a version of the file for the engine's line index; a
+  // storage without one (no mtimeMs) gets no index and stays correct.
+  // Bigint stats (the disk adapter's) keep nanoseconds: whole milliseconds would let two
+  // versions written within one millisecond look the same.
+  const modified = typeof stats?.mtimeNs === 'bigint' ? Number(stats.mtimeNs) / 1e6 : Number(stats?.mtimeMs);
   return {
     kind: kindOf(stats),
     size: Number.isFinite(size) && size >= 0 ? size : 0,
-    links: Number.isInteger(nlink) && nlink >= 0 ? nlink : 1,
+    links: Number.isFinite(links) && links >= 1 ? links : 1,
+    ...(Number.isFinite(modified) && modified >= 0 ? { modifiedMs: modified } : {}),
   };
 }
 

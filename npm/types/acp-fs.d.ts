@@ -167,6 +167,12 @@ export interface AcpFsOptions {
   /** Host roots added to every session's root set. */
   extraRoots?: string[];
   /**
+   * Refuse regular files with more than one hard link, for reads and writes (`hard_link`): another
+   * name of the same file may lie outside the roots. Default `true`; turn it off for trees that
+   * hard-link on purpose (pnpm's `node_modules`).
+   */
+  refuseHardlinks?: boolean;
+  /**
    * Asked before every write that passed the policy; the response waits for it (a person may take
    * minutes). `false` rejects the write with `user_rejected`. Absent = approve.
    */
@@ -238,6 +244,7 @@ export type AcpFsErrorCode =
   | 'symlink_escape'
   | 'denied_by_pattern'
   | 'not_a_file'
+  | 'hard_link'
   | 'binary_file'
   | 'not_utf8'
   | 'file_too_large'

@@ -8,9 +8,11 @@ import {
   ancestors,
   bytesOf,
   fileEntries,
+  hasHardlinks,
   hasSpecial,
   hasSymlinks,
   isFileContent,
+  isHardlink,
   isRoot,
   parentOf,
   runVector,
@@ -31,7 +33,9 @@ function fsError(code, message, path) {
 
 /**
  * What a host without a file system would write: files in a Map, synchronous methods. No
- * symlinks; POSIX, drive and UNC paths alike (they are only keys).
+ * symlinks; POSIX, drive and UNC paths alike (they are only keys). A hard link is a second name
+ * of the same byte array (`nlink` = its number of names); a write replaces the name's array, as
+ * a rename would, so the other names keep the old content.
  */
 export class MemoryStorage {
   constructor() {
@@ -46,6 +50,18 @@ export class MemoryStorage {
   addDir(path) {
     this.dirs.add(path);
     for (const d of ancestors(path)) this.dirs.add(d);
+  }
+  /** `path` becomes another name of the file `existing`. */
+  link(path, existing) {
+    const bytes = this.files.get(existing);
+    if (bytes === undefined || this.special.has(existing)) throw new Error(`${path}: hardlink to ${existing}, which is not a file`);
+    this.put(path, bytes);
+  }
+  nlink(path) {
+    const bytes = this.files.get(path);
+    let n = 0;
+    for (const b of this.files.values()) if (b === bytes) n += 1;
+    return n;
   }
   blocked(path) {
     return ancestors(path).some((d) => this.files.has(d));
@@ -65,6 +81,7 @@ export class MemoryStorage {
       isDirectory: () => kind === 'dir',
       isSymbolicLink: () => false,
       size: kind === 'file' ? this.files.get(path).length : 0,
+      nlink: kind === 'file' ? this.nlink(path) : 1,
     };
   }
   readFile(path) {
@@ -105,6 +122,7 @@ function memoryBackend(ranged) {
       const store = new MemoryStorage();
       for (const [path, c] of fileEntries(vector)) {
         if (isFileContent(c)) store.put(path, bytesOf(c));
+        else if (isHardlink(c)) store.link(path, c.hardlink);
         else if (c.dir) store.addDir(path);
         else if (c.special) {
           store.put(path, new Uint8Array(0));
@@ -131,6 +149,7 @@ function opfsBackend(ranged) {
     async prepare(vector) {
       if (usesWindowsPaths(vector)) return { skip: 'OPFS paths are POSIX (no drive or UNC paths)' };
       if (hasSymlinks(vector)) return { skip: 'OPFS has no symlinks' };
+      if (hasHardlinks(vector)) return { skip: 'OPFS has no hard links' };
       if (hasSpecial(vector)) return { skip: 'OPFS has no FIFOs or devices' };
       const top = await navigator.storage.getDirectory();
       const name = `vector-${++opfsRuns}-${Math.random().toString(36).slice(2)}`;
@@ -190,6 +209,7 @@ function lightningBackend(LightningFS) {
     async prepare(vector) {
       if (usesWindowsPaths(vector)) return { skip: 'LightningFS paths are POSIX (no drive or UNC paths)' };
       if (hasSpecial(vector)) return { skip: 'LightningFS has no FIFOs or devices' };
+      if (hasHardlinks(vector)) return { skip: 'LightningFS has no hard links' };
       const lfs = new LightningFS(`vector-${++lightningRuns}`, { db: new LightningFS.MemoryBackend(), wipe: true });
       const p = lfs.promises;
       const mkdirp = async (path) => {

@@ -107,6 +107,7 @@ describe('napi binding: Operation.step', () => {
     assert.equal(step.io.op, 'approve');
     assert.deepEqual(step.io.change, { sessionId: 's', path: '/p/n.txt', created: true, oldText: null, newText: 'héllo' });
     step = op.step({ approved: true });
+    // The write names the checked real path and the root it lies under (semantics.md §8.2).
     assert.deepEqual(step.io, { op: 'write', root: '/p', path: '/p/n.txt' });
     assert.ok(step.bytes instanceof Uint8Array);
     assert.equal(Buffer.from(step.bytes).toString('utf8'), 'héllo');

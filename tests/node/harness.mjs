@@ -2,8 +2,9 @@
 // any package that exports the shared `AcpFs` class: load the vectors, build a storage of a given
 // backend from a vector, run the vector, and check it against its expectations.
 //
-// Backends: memfs `Volume` (files, dirs, symlinks; `special` paths through a thin wrapper that
-// reports a non-regular stat), a plain-object Map storage (sync methods, no symlinks), fs.promises
+// Backends: memfs `Volume` (files, dirs, symlinks, hard links; `special` paths through a thin
+// wrapper that reports a non-regular stat), a plain-object Map storage (sync methods, hard links,
+// no symlinks), fs.promises
 // over a real temp dir, and the package's native disk over a real temp dir. Each comes ranged (a
 // ranged-read method) and whole (none), except native, which always streams. Disk backends prefix
 // every POSIX path of the vector with the temp dir, expectations included.
@@ -20,7 +21,9 @@ import {
   ancestors,
   bytesOf,
   DEFAULT_SESSIONS,
+  fileEntries,
   isFileContent,
+  isHardlink,
   isRoot,
   parentOf,
   rawParams,
@@ -72,7 +75,9 @@ function enotdir(path, syscall) {
 
 /**
  * A plain-object storage over a Map, with synchronous methods (values, not promises): files,
- * directories (explicit or implied by files) and special files; no symlinks.
+ * directories (explicit or implied by files), special files and hard links; no symlinks. A hard
+ * link is a second name of the same Buffer, `nlink` the number of names; a write replaces the
+ * name's Buffer (as a rename would), so the other names keep the old content.
  */
 export class MapStorage {
   constructor({ ranged = true, write = true, realpath = true } = {}) {
@@ -104,6 +109,21 @@ export class MapStorage {
     this.put(path, Buffer.alloc(0));
     this.special.add(path);
   }
+  /** `path` becomes another name of the file `existing` (false when that is not a file). */
+  link(path, existing) {
+    const file = this.files.get(existing);
+    if (file === undefined || this.special.has(existing)) return false;
+    this.files.set(path, file);
+    for (const d of ancestors(path)) this.dirs.add(d);
+    return true;
+  }
+  /** How many names the file at `path` has. */
+  nlink(path) {
+    const file = this.files.get(path);
+    let n = 0;
+    for (const f of this.files.values()) if (f === file) n += 1;
+    return n;
+  }
   stat(path) {
     this.calls.push(['stat', path]);
     if (this.blockedBy(path)) throw enotdir(path, 'stat');
@@ -120,6 +140,7 @@ export class MapStorage {
       isDirectory: () => kind === 'dir',
       isSymbolicLink: () => false,
       size: kind === 'file' ? this.files.get(path).length : 0,
+      nlink: kind === 'file' ? this.nlink(path) : 1,
     };
   }
   readFile(path) {
@@ -250,7 +271,7 @@ export function prefixVector(vector, prefix) {
           px(k),
           c && typeof c === 'object' && 'symlink' in c
             ? { symlink: px(c.symlink) }
-            : c && typeof c === 'object' && 'hardlink' in c
+            : isHardlink(c)
               ? { hardlink: px(c.hardlink) }
               : c,
         ]),
@@ -295,19 +316,16 @@ function lstatOrNull(path) {
 }
 
 /** Lays the vector's files out under a fresh real temp dir (already prefixed paths). */
-function layOutDisk(files) {
-  const links = [];
-  for (const [path, c] of Object.entries(files ?? {})) {
+function layOutDisk(vector) {
+  for (const [path, c] of fileEntries(vector)) {
     nodeFs.mkdirSync(dirname(path), { recursive: true });
     if (isFileContent(c)) nodeFs.writeFileSync(path, bytesOf(c));
-    else if (c.hardlink !== undefined) links.push([c.hardlink, path]);
+    else if (isHardlink(c)) nodeFs.linkSync(c.hardlink, path);
     else if (c.symlink !== undefined) nodeFs.symlinkSync(c.symlink, path);
     else if (c.dir) nodeFs.mkdirSync(path, { recursive: true });
     else if (c.special) execFileSync('mkfifo', [path]);
     else throw new TypeError(`unknown file entry at ${path}: ${JSON.stringify(c)}`);
   }
-  // After every file, so a link may name a file listed after it.
-  for (const [target, path] of links) nodeFs.linkSync(target, path);
 }
 
 export function makeTempDir(label = 'acpfs-') {
@@ -326,9 +344,10 @@ function memfsBackend(ranged) {
       if (usesWindowsPaths(vector)) return { skip: 'memfs is a POSIX file system (no drive or UNC paths)' };
       const vol = new Volume();
       const special = new Set();
-      for (const [path, c] of Object.entries(vector.files ?? {})) {
+      for (const [path, c] of fileEntries(vector)) {
         vol.mkdirSync(dirname(path), { recursive: true });
         if (isFileContent(c)) vol.writeFileSync(path, bytesOf(c));
+        else if (isHardlink(c)) vol.linkSync(c.hardlink, path);
         else if (c.symlink !== undefined) vol.symlinkSync(c.symlink, path);
         else if (c.dir) vol.mkdirSync(path, { recursive: true });
         else if (c.special) {
@@ -360,7 +379,7 @@ function mapBackend(ranged) {
     name: `map ${ranged ? 'ranged' : 'whole'}`,
     ranged,
     prepare(vector) {
-      const files = Object.entries(vector.files ?? {});
+      const files = fileEntries(vector);
       if (files.some(([, c]) => c && typeof c === 'object' && 'symlink' in c)) {
         return { skip: 'the Map storage has no symlinks' };
       }
@@ -368,8 +387,10 @@ function mapBackend(ranged) {
       const storage = new MapStorage(flags);
       for (const [path, c] of files) {
         if (isFileContent(c)) storage.put(path, bytesOf(c));
+        else if (isHardlink(c)) assert.ok(storage.link(path, c.hardlink), `${path}: hardlink to ${c.hardlink}, which is not a file`);
         else if (c.dir) storage.addDir(path);
         else if (c.special) storage.addSpecial(path);
+        else throw new TypeError(`unknown file entry at ${path}: ${JSON.stringify(c)}`);
       }
       return {
         vector,
@@ -382,16 +403,11 @@ function mapBackend(ranged) {
   };
 }
 
-/**
- * `full`: the storage always has every capability (vectors that take one away are skipped);
- * `hardlinks`: it counts links and replaces files by rename (a plain fs.promises object writes
- * in place), so hard-link vectors run on it.
- */
-function diskBackend(name, ranged, makeStorage, { full = !makeStorage, hardlinks = !makeStorage } = {}) {
+/** `full`: the storage always has every capability (vectors that take one away are skipped). */
+function diskBackend(name, ranged, makeStorage, { full = !makeStorage } = {}) {
   return {
     name,
     ranged,
-    hardlinks,
     prepare(original) {
       const reason = diskSkipReason(original);
       if (reason) return { skip: reason };
@@ -402,7 +418,7 @@ function diskBackend(name, ranged, makeStorage, { full = !makeStorage, hardlinks
       const dir = makeTempDir();
       const vector = prefixVector(original, dir);
       try {
-        layOutDisk(vector.files);
+        layOutDisk(vector);
       } catch (e) {
         nodeFs.rmSync(dir, { recursive: true, force: true });
         throw e;
@@ -428,7 +444,8 @@ export const backends = {
   fsPromisesRanged: diskBackend('fs.promises ranged', true, fsPromisesStorage),
   fsPromisesWhole: diskBackend('fs.promises whole', false, fsPromisesStorage),
   native: diskBackend('native disk', true, null),
-  nodeDisk: diskBackend('fromNodeDisk (node:fs, hardened)', true, () => fromNodeDisk(), { full: true, hardlinks: true }),
+  // The hardened node:fs adapter: what `storage: fs.promises` becomes, in both packages.
+  nodeDisk: diskBackend('fromNodeDisk (node:fs, hardened)', true, () => fromNodeDisk(), { full: true }),
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test, after } from 'node:test';
 import { AcpFs } from '../../npm/node/index.mjs';
+import { fileEntries } from '../shared/vectors.mjs';
 import { backends, loadVectors, parityView, runVector } from './harness.mjs';
 
 const all = loadVectors();
@@ -19,6 +20,35 @@ test('the vector set is there', () => {
   for (const { vector } of all) {
     assert.ok(!names.has(vector.name), `duplicate vector name ${vector.name}`);
     names.add(vector.name);
+  }
+});
+
+test('hard links are made after the files they name, whatever the key order', async () => {
+  // Links listed first, one of them a link to a link: every name has three links.
+  const vector = {
+    name: 'hardlinks-listed-before-their-files',
+    rule: '§8.2 refuseHardlinks (harness self-test)',
+    files: {
+      '/project/c.txt': { hardlink: '/project/b.txt' },
+      '/project/b.txt': { hardlink: '/project/a.txt' },
+      '/project/a.txt': 'shared\n',
+    },
+    request: { method: 'fs/read_text_file', params: { sessionId: 's1', path: '/project/c.txt' } },
+    expect: { error: { code: -32603, data: { errorKind: 'hard_link', path: '/project/c.txt' } } },
+  };
+  assert.deepEqual(
+    fileEntries(vector).map(([p]) => p),
+    ['/project/a.txt', '/project/b.txt', '/project/c.txt'],
+  );
+  for (const backend of Object.values(backends)) {
+    const run = await runVector(AcpFs, vector, backend);
+    assert.equal(run.skip, undefined, `${backend.name} skipped: ${run.skip}`);
+    assert.deepEqual(run.failures, [], `[${backend.name}] ${run.failures.join('\n')}`);
+  }
+  const off = { ...vector, options: { refuseHardlinks: false }, expect: { result: { content: 'shared\n' } } };
+  for (const backend of Object.values(backends)) {
+    const run = await runVector(AcpFs, off, backend);
+    assert.deepEqual(run.failures, [], `[${backend.name}] ${run.failures.join('\n')}`);
   }
 });
 

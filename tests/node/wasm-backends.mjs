@@ -11,9 +11,11 @@ import { fromMemfs, fromOPFS, fromZenFS, overlay } from '../../npm/adapters/inde
 import {
   bytesOf,
   fileEntries,
+  hasHardlinks,
   hasSpecial,
   hasSymlinks,
   isFileContent,
+  isHardlink,
   rangedVariants,
   storageTraits,
   usesWindowsPaths,
@@ -26,6 +28,7 @@ function layOut(fs, vector) {
   for (const [path, c] of fileEntries(vector)) {
     fs.mkdirSync(dirname(path), { recursive: true });
     if (isFileContent(c)) fs.writeFileSync(path, bytesOf(c));
+    else if (isHardlink(c)) fs.linkSync(c.hardlink, path);
     else if (c.symlink !== undefined) fs.symlinkSync(c.symlink, path);
     else if (c.dir) fs.mkdirSync(path, { recursive: true });
     else throw new TypeError(`cannot lay out ${path}: ${JSON.stringify(c)}`);
@@ -71,7 +74,7 @@ function requestPath(vector) {
 function goesBelowAFile(vector) {
   const path = requestPath(vector);
   if (path === undefined || !path.startsWith('/')) return false;
-  const files = new Set(fileEntries(vector).flatMap(([p, c]) => (isFileContent(c) ? [p] : [])));
+  const files = new Set(fileEntries(vector).flatMap(([p, c]) => (isFileContent(c) || isHardlink(c) ? [p] : [])));
   const names = parts(path);
   return names.some((_, i) => i < names.length - 1 && files.has(`/${names.slice(0, i + 1).join('/')}`));
 }
@@ -174,6 +177,7 @@ const zenfsAdapter = (ranged) =>
 const opfsAdapter = (ranged) => {
   const backend = adapterBackend('fromOPFS', ranged, (vector, f) => {
     if (hasSymlinks(vector)) return { skip: 'directory handles have no symlinks' };
+    if (hasHardlinks(vector)) return { skip: 'directory handles have no hard links' };
     const { vol, fs } = memfs();
     layOut(vol, vector);
     const root = nodeToFsa(fs, '/', { mode: 'readwrite' });

@@ -31,13 +31,33 @@ export function ancestors(p) {
 }
 
 export const isFileContent = (c) => typeof c === 'string' || (c && typeof c === 'object' && 'hex' in c);
-/** The vector's `files` as `[path, content]` pairs. */
-export const fileEntries = (vector) => Object.entries(vector.files ?? {});
-/** Whether the vector's files include a symlink / a non-regular file. */
+/** A `{"hardlink": "<existing file>"}` entry: another name of a file of the vector. */
+export const isHardlink = (c) => c !== null && typeof c === 'object' && typeof c.hardlink === 'string';
+
+/**
+ * The vector's `files` as `[path, content]` pairs, in an order they can be made in: key order,
+ * except that a hard link comes after the file it names (a link to a link after that link), so a
+ * runner that makes them one by one never links to a name not made yet. A link whose target is
+ * never made stays last, for the runner to fail on.
+ */
+export function fileEntries(vector) {
+  const entries = Object.entries(vector.files ?? {});
+  const out = entries.filter(([, c]) => !isHardlink(c));
+  let links = entries.filter(([, c]) => isHardlink(c));
+  const made = new Set(out.map(([p]) => p));
+  while (links.length) {
+    const ready = links.filter(([, c]) => made.has(c.hardlink));
+    if (!ready.length) break;
+    for (const [p] of ready) made.add(p);
+    out.push(...ready);
+    links = links.filter((e) => !ready.includes(e));
+  }
+  return out.concat(links);
+}
+/** Whether the vector's files include a symlink / a non-regular file / a hard link. */
 export const hasSymlinks = (vector) => fileEntries(vector).some(([, c]) => c && typeof c === 'object' && 'symlink' in c);
-/** Whether the vector's files include a hard link (`{hardlink: target}`). */
-export const hasHardlinks = (vector) => fileEntries(vector).some(([, c]) => c && typeof c === 'object' && 'hardlink' in c);
 export const hasSpecial = (vector) => fileEntries(vector).some(([, c]) => c && typeof c === 'object' && c.special);
+export const hasHardlinks = (vector) => fileEntries(vector).some(([, c]) => isHardlink(c));
 
 /** A vector's file content (a string = its UTF-8 bytes, or `{hex}`) as bytes. */
 export function bytesOf(content) {
@@ -189,11 +209,6 @@ export async function runVector(AcpFs, original, backend) {
   const variants = rangedVariants(original);
   if (!variants.includes(backend.ranged)) {
     return { skip: `the vector runs only with ${variants[0] ? 'ranged' : 'whole-file'} reads` };
-  }
-  // Link counts and renames that replace one name of a file are real-disk matters: a backend
-  // runs hard-link vectors only when it says it has both (`hardlinks: true`).
-  if (hasHardlinks(original) && !backend.hardlinks) {
-    return { skip: 'hard links need link counts and atomic renames (a real disk backend)' };
   }
   const prepared = await backend.prepare(original);
   if (prepared.skip) return { skip: prepared.skip };

@@ -89,7 +89,7 @@ RULES = [
     ("8.deny-realpath", "§8", "Deny rules are checked on the requested and on the real path"),
     ("8.allow-ext", "§8", "`allowExtensions` (no dots, case-insensitive) denies every other file as `denied_by_pattern`"),
     ("8.nul-8k", "§8", "The NUL test looks at the first 8 KiB of the file, always (also for a window ending earlier)"),
-    ("8.utf8-window", "§8", "Strict UTF-8 is checked on the bytes up to the end of the window; bytes after it are never read"),
+    ("8.utf8-window", "§8", "Strict UTF-8 is checked on the window's own bytes (a whole-file read and a write: every byte); bytes before the window are counted, not validated; bytes after it are never read"),
     ("8.utf16-whole", "§8", "UTF-16 files are decoded whole (the window applies to the decoded text)"),
     ("8.max-read", "§8", "`maxReadBytes` bounds the content of any response: whole-file reads refused from the size before reading; a window is served if its own content fits"),
     ("8.write-unreadable", "§8", "Writing over an existing binary / not-text file is refused with that kind; so is replacing a file larger than `maxReadBytes`"),

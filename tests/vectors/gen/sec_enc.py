@@ -1,6 +1,6 @@
 """encodings.json: decoding on read, encoding and line endings on write."""
 
-from vectorlib import V, read, write, ok, err, policy, OK_WRITE, change, hexb, window_expect
+from vectorlib import V, read, write, ok, err, policy, OK_WRITE, change, hexb, window_expect, past_end
 
 A = "/project/a.txt"
 BOM = b"\xef\xbb\xbf"
@@ -129,8 +129,27 @@ def encodings():
           files={A: hexb(b"one\n\xff\n")}, request=read(A, line=2, limit=0), expect=ok("")),
         V("invalid-utf8-inside-window", "§8 strict UTF-8 is checked up to the end of the window", ["8.utf8-window", "4.strict-utf8"],
           files={A: hexb(b"one\nt\xffo\nthree\n")}, request=read(A, line=2, limit=1), expect=bad(A)),
-        V("invalid-utf8-before-window", "§8 strict UTF-8 is checked on all bytes up to the end of the window, also before it", ["8.utf8-window"],
-          files={A: hexb(b"\xff\ntwo\nthree\n")}, request=read(A, line=2, limit=1), expect=bad(A)),
+        V("invalid-utf8-before-window", "§8 bytes before the window are counted, not validated: the window after an invalid row is served", ["8.utf8-window"],
+          files={A: hexb(b"\xff\ntwo\nthree\n")}, request=read(A, line=2, limit=1), expect=ok("two\n")),
+        V("invalid-utf8-before-window-whole-read-refused", "§8 a whole-file read validates every byte: the same file is not_utf8", ["8.utf8-window", "4.strict-utf8"],
+          files={A: hexb(b"\xff\ntwo\nthree\n")}, request=read(A), expect=bad(A)),
+        V("invalid-utf8-before-window-write-refused", "§8 a write reads the file whole: replacing a file whose early rows are invalid is refused; file unchanged", ["8.utf8-window", "8.write-unreadable"],
+          files={A: hexb(b"\xff\ntwo\nthree\n")}, request=write(A, "new\n"),
+          expect={**bad(A), "files": {A: hexb(b"\xff\ntwo\nthree\n")}, "change": None}),
+        V("invalid-utf8-truncated-before-window-served", "§8 \\n never occurs inside a multi-byte sequence: a sequence cut by a newline before the window is not seen", ["8.utf8-window"],
+          files={A: hexb(b"one\xe4\xb8\ntwo\n")}, request=read(A, line=2, limit=1), expect=ok("two\n")),
+        V("invalid-utf8-before-window-to-end-served", "§8 a window to the end after an invalid row is served", ["8.utf8-window"],
+          files={A: hexb(b"caf\xe9\r\ntwo\r\nthree")}, request=read(A, line=2), expect=ok("two\r\nthree")),
+        V("invalid-utf8-before-and-inside-window", "§8 the window's own bytes are still validated after an invalid row before it", ["8.utf8-window", "4.strict-utf8"],
+          files={A: hexb(b"\xff\ntwo\n\xfe\n")}, request=read(A, line=2), expect=bad(A)),
+        V("invalid-utf8-before-window-past-end", "§8 a start row past the end after invalid rows is the past-end error (rows are counted, not validated)", ["8.utf8-window", "2.past-end-error"],
+          files={A: hexb(b"\xff\ntwo\n")}, request=read(A, line=5), expect=past_end(5, 3)),
+        V("invalid-utf8-before-window-with-bom", "§8 with a UTF-8 BOM, rows before the window are counted, not validated", ["8.utf8-window", "4.bom-read"],
+          files={A: hexb(BOM + b"\xc0\xaf\ntwo\n")}, request=read(A, line=2, limit=1), expect=ok("two\n")),
+        V("nul-before-window-still-binary", "§8 the NUL test looks at the first 8 KiB always, also before the window", ["8.nul-8k", "4.nul"],
+          files={A: hexb(b"a\x00\ntwo\n")}, request=read(A, line=2, limit=1), expect=binary(A)),
+        V("utf16le-lone-surrogate-before-window-not-utf8", "§8 UTF-16 is decoded whole: a bad unit before the window is not_utf8", ["8.utf16-whole", "81.decode-precedence"],
+          files={A: hexb(LE + b"\x00\xd8\x0a\x00" + "two\n".encode("utf-16-le"))}, request=read(A, line=2, limit=1), expect=bad(A)),
         V("invalid-utf8-window-to-end", "§8 a window without limit reaches the end: invalid UTF-8 there is an error", ["8.utf8-window"],
           files={A: hexb(b"one\ntwo\n\xff\n")}, request=read(A, line=2), expect=bad(A)),
         V("invalid-utf8-truncated-after-window", "§8 a truncated sequence after the window is not read", ["8.utf8-window"],
@@ -145,8 +164,12 @@ def encodings():
           expect=window_expect(MED_OK.decode(), 9, 1)),
         V("invalid-utf8-long-window-over-it", "§8 a window over the invalid row is not_utf8", ["8.utf8-window", "2.cost"],
           files={A: hexb(MED_BAD)}, request=read(A, line=8, limit=4), expect=bad(A)),
-        V("invalid-utf8-long-window-after-it", "§8 a window after the invalid row is not_utf8 (bytes before it are checked)", ["8.utf8-window", "2.cost"],
-          files={A: hexb(MED_BAD)}, request=read(A, line=11), expect=bad(A)),
+        V("invalid-utf8-long-window-after-it", "§8 a window after the invalid row is served (bytes before it are counted, not validated)", ["8.utf8-window", "2.cost"],
+          files={A: hexb(MED_BAD)}, request=read(A, line=11), expect=ok("".join(MED_ROWS[10:]))),
+        V("invalid-utf8-long-window-starting-on-it", "§8 a window starting on the invalid row is not_utf8", ["8.utf8-window", "2.cost"],
+          files={A: hexb(MED_BAD)}, request=read(A, line=10, limit=1), expect=bad(A)),
+        V("invalid-utf8-long-window-after-it-limit", "§8 a window right after the invalid row of a long text is served", ["8.utf8-window", "2.cost"],
+          files={A: hexb(MED_BAD)}, request=read(A, line=11, limit=1), expect=ok(MED_ROWS[10])),
         V("not-utf8-write-refused", "§8 writing over a file that is not valid text is refused; file unchanged", ["8.write-unreadable", "4.strict-utf8"],
           files={A: hexb(b"caf\xe9\n")}, request=write(A, "café\n"),
           expect={**bad(A), "files": {A: hexb(b"caf\xe9\n")}, "change": None}),

@@ -1,0 +1,202 @@
+//! The line index (semantics.md §8 "Line index"): sparse line starts remembered per file, so
+//! a window deep in a file that was paged before starts near its first row instead of
+//! counting from the top.
+//!
+//! Entries are keyed by real path and valid for one version of the file, named by its size and
+//! modification time; another version drops the entry, and so does a write through the engine
+//! to that real path. Storages that report no modification time get no entry. The whole index
+//! is bounded by `lineIndexBytes`; the least recently used entries go first.
+
+use crate::window::Checkpoint;
+use std::collections::HashMap;
+
+/// Bytes an entry costs besides its path and checkpoints (map slot, vector header, identity).
+const ENTRY_OVERHEAD: u64 = 96;
+const CHECKPOINT_BYTES: u64 = std::mem::size_of::<Checkpoint>() as u64;
+
+/// One version of a file, as the storage describes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Identity {
+    pub size: u64,
+    pub modified: u64,
+}
+
+/// Where a window may start instead of the top of the file.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Start {
+    pub from: Checkpoint,
+    /// Average bytes per row around `from`, to size the first read.
+    pub bytes_per_row: u64,
+    /// Where row 1 starts in this version (its UTF-8 BOM's length).
+    pub bom: u64,
+}
+
+#[derive(Debug)]
+struct Entry {
+    identity: Identity,
+    /// Ascending by line (and so by offset); never holds row 1 (the BOM decides its offset).
+    checkpoints: Vec<Checkpoint>,
+    /// UTF-8 BOM length of this version (0 or 3): row 1 starts there.
+    bom: u64,
+    last_use: u64,
+}
+
+impl Entry {
+    fn cost(&self, key: &str) -> u64 {
+        ENTRY_OVERHEAD + key.len() as u64 + CHECKPOINT_BYTES * self.checkpoints.len() as u64
+    }
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct LineIndex {
+    entries: HashMap<String, Entry>,
+    bytes: u64,
+    clock: u64,
+}
+
+impl LineIndex {
+    /// Memory held now (the estimate the bound is enforced on).
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// The nearest remembered line start at or before `line` of this version of the file at
+    /// `key`, if any beyond row 1. Another version's entry is dropped.
+    pub fn start(&mut self, key: &str, identity: Identity, line: u64) -> Option<Start> {
+        let entry = self.entries.get(key)?;
+        if entry.identity != identity {
+            self.forget(key);
+            return None;
+        }
+        self.clock += 1;
+        let entry = self.entries.get_mut(key)?;
+        entry.last_use = self.clock;
+        let cps = &entry.checkpoints;
+        let i = cps.partition_point(|c| c.line <= line);
+        if i == 0 {
+            return None;
+        }
+        let from = cps[i - 1];
+        // Rows around the start: towards the next checkpoint, or the average so far.
+        let (rows, bytes) = match cps.get(i) {
+            Some(next) if next.line > from.line => (next.line - from.line, next.offset - from.offset),
+            _ => (from.line - 1, from.offset - entry.bom),
+        };
+        Some(Start { from, bytes_per_row: bytes.checked_div(rows).unwrap_or(0), bom: entry.bom })
+    }
+
+    /// Remembers the line starts a scan of this version passed. `bom` is where row 1 starts.
+    pub fn record(&mut self, key: &str, identity: Identity, bom: u64, marks: &[Checkpoint], bound: u64) {
+        let marks: Vec<Checkpoint> = marks.iter().copied().filter(|c| c.line > 1).collect();
+        if marks.is_empty() || bound == 0 {
+            return;
+        }
+        self.clock += 1;
+        let clock = self.clock;
+        if self.entries.get(key).is_some_and(|e| e.identity != identity || e.bom != bom) {
+            self.forget(key);
+        }
+        let entry = self.entries.entry(key.to_owned()).or_insert_with(|| Entry {
+            identity,
+            checkpoints: Vec::new(),
+            bom,
+            last_use: clock,
+        });
+        let before = if entry.checkpoints.is_empty() { 0 } else { entry.cost(key) };
+        entry.last_use = clock;
+        merge(&mut entry.checkpoints, &marks);
+        let after = entry.cost(key);
+        self.bytes = self.bytes - before + after;
+        self.shrink(key, bound);
+    }
+
+    /// Drops what is known about the file at `key` (a write landed there).
+    pub fn forget(&mut self, key: &str) {
+        if let Some(e) = self.entries.remove(key) {
+            self.bytes -= e.cost(key);
+        }
+    }
+
+    /// Evicts least recently used entries until the index fits `bound`; the entry just
+    /// recorded (`keep`) goes last, thinned to every other checkpoint before it is dropped.
+    fn shrink(&mut self, keep: &str, bound: u64) {
+        while self.bytes > bound {
+            let oldest = self
+                .entries
+                .iter()
+                .filter(|(k, _)| k.as_str() != keep)
+                .min_by_key(|(_, e)| e.last_use)
+                .map(|(k, _)| k.clone());
+            match oldest {
+                Some(k) => self.forget(&k),
+                None => break,
+            }
+        }
+        while self.bytes > bound {
+            let Some(entry) = self.entries.get_mut(keep) else { return };
+            if entry.checkpoints.len() <= 1 {
+                self.forget(keep);
+                return;
+            }
+            let before = entry.cost(keep);
+            let mut n = 0;
+            entry.checkpoints.retain(|_| {
+                n += 1;
+                n % 2 == 0
+            });
+            self.bytes = self.bytes - before + entry.cost(keep);
+        }
+    }
+}
+
+/// Merges ascending `new` into ascending `into`, one checkpoint per line.
+fn merge(into: &mut Vec<Checkpoint>, new: &[Checkpoint]) {
+    if into.last().is_none_or(|last| new[0].line > last.line) {
+        into.extend_from_slice(new);
+        return;
+    }
+    into.extend_from_slice(new);
+    into.sort_unstable();
+    into.dedup_by_key(|c| c.line);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cp(line: u64, offset: u64) -> Checkpoint {
+        Checkpoint { line, offset }
+    }
+
+    #[test]
+    fn nearest_start_at_or_before() {
+        let mut ix = LineIndex::default();
+        let id = Identity { size: 100, modified: 1 };
+        ix.record("/a", id, 0, &[cp(1, 0), cp(5, 40), cp(9, 80)], u64::MAX);
+        assert!(ix.start("/a", id, 4).is_none());
+        assert_eq!(ix.start("/a", id, 5).unwrap().from, cp(5, 40));
+        assert_eq!(ix.start("/a", id, 8).unwrap().bytes_per_row, 10);
+        assert_eq!(ix.start("/a", id, 50).unwrap().from, cp(9, 80));
+        // Another version: dropped, and the memory with it.
+        assert!(ix.start("/a", Identity { size: 100, modified: 2 }, 50).is_none());
+        assert_eq!(ix.bytes(), 0);
+    }
+
+    #[test]
+    fn bounded_least_recently_used_first() {
+        let mut ix = LineIndex::default();
+        let id = Identity { size: 1, modified: 1 };
+        let one = ENTRY_OVERHEAD + 2 + CHECKPOINT_BYTES;
+        ix.record("/a", id, 0, &[cp(2, 1)], 2 * one);
+        ix.record("/b", id, 0, &[cp(2, 1)], 2 * one);
+        assert!(ix.start("/a", id, 3).is_some());
+        ix.record("/c", id, 0, &[cp(2, 1)], 2 * one);
+        assert!(ix.start("/b", id, 3).is_none(), "b was used least recently");
+        assert!(ix.start("/a", id, 3).is_some() && ix.start("/c", id, 3).is_some());
+        assert!(ix.bytes() <= 2 * one);
+        // One entry larger than the bound is thinned, then dropped.
+        let many: Vec<_> = (2..100).map(|l| cp(l, l)).collect();
+        ix.record("/d", id, 0, &many, 2 * one);
+        assert!(ix.bytes() <= 2 * one);
+    }
+}
