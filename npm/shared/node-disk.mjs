@@ -52,8 +52,10 @@ function failure(code, message, path) {
   return e;
 }
 
+// The engine's code for "the disk moved after the check" (core wire::classify): the agent gets
+// symlink_escape, as from the native disk, not a storage_error.
 const raced = (path, what) =>
-  failure(undefined, `refused: ${what} changed while it was opened (a symlink or rename raced the check)`, path);
+  failure('ERR_ACP_FS_ESCAPE', `refused: ${what} changed while it was opened (a symlink or rename raced the check)`, path);
 
 /** Whether a pid names a live process (EPERM: alive, someone else's). */
 function alive(pid) {
@@ -165,7 +167,7 @@ export function fromNodeDisk(fs = builtinFs(), { procfs = true } = {}) {
     try {
       handle = await fsp.open(path, READ);
     } catch (e) {
-      if (e?.code === 'ELOOP') throw failure(undefined, 'refused to follow a symlink (swapped in after the check, or a loop)', path);
+      if (e?.code === 'ELOOP') throw failure('ERR_ACP_FS_ESCAPE', 'refused to follow a symlink (swapped in after the check, or a loop)', path);
       throw e;
     }
     try {
