@@ -7,8 +7,28 @@ export type { AcpFsStorage };
  * A storage over any module with Node's synchronous fs API (`readFileSync`, `statSync`,
  * `openSync`/`readSync`/`closeSync`, and optionally `lstatSync`+`realpathSync` for symlinks,
  * `writeFileSync`, `mkdirSync`): answers without promise hops and reads windows as byte ranges.
+ * Given Node's own `fs` it returns `fromNodeDisk(fs)`: a real disk gets the hardened adapter.
  */
 export function fromNodeFs(fs: object): AcpFsStorage;
+
+/**
+ * The local disk through Node's `fs` (default: the built-in module), hardened for a workspace the
+ * agent can change while its requests run: a file is opened once with O_NOFOLLOW|O_NONBLOCK and
+ * served only when it is a regular file whose descriptor is the checked real path (Linux:
+ * `/proc/self/fd`; elsewhere dev/ino and realpath checks, which narrow the race but cannot close
+ * it); writes are atomic (temp file `.<name>.acp-fs-<pid>-<n>.tmp` with the old mode, fsync,
+ * rename, directory fsync) inside the directory that was checked; a final symlink is replaced,
+ * never written through; read-only files stay protected; stale temporaries of dead processes are
+ * swept. `storage: fs.promises` and `storage: fs` turn into this automatically.
+ *
+ * ```js
+ * import * as fs from 'node:fs';
+ * import { AcpFs } from '@acp-fs/wasm';
+ * import { fromNodeDisk } from '@acp-fs/wasm/adapters';
+ * const acpFs = new AcpFs({ storage: fromNodeDisk(fs) }); // same as { storage: fs.promises }
+ * ```
+ */
+export function fromNodeDisk(fs?: object): AcpFsStorage;
 
 /** A storage over a memfs `Volume`, or the fs made from one (`memfs().fs`, `createFsFromVolume(vol)`). */
 export function fromMemfs(volume: object): AcpFsStorage;

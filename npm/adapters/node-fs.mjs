@@ -5,6 +5,7 @@
 // ranges through a file descriptor instead of whole files.
 
 import { enotdirBelowFiles, realpathByLinks } from './links.mjs';
+import { builtinFs, fromNodeDisk } from '../shared/node-disk.mjs';
 
 const REQUIRED = ['readFileSync', 'statSync', 'openSync', 'readSync', 'closeSync'];
 
@@ -14,6 +15,8 @@ const REQUIRED = ['readFileSync', 'statSync', 'openSync', 'readSync', 'closeSync
  * `writeFileSync` / `mkdirSync`.
  */
 export function fromNodeFs(fs, what = 'fromNodeFs') {
+  // Node's own fs is a real disk the agent can change under a request: never the unguarded path.
+  if (what === 'fromNodeFs' && fs !== undefined && fs === builtinFs()) return fromNodeDisk(fs);
   if (fs === null || (typeof fs !== 'object' && typeof fs !== 'function')) {
     throw new TypeError(`${what}: expected a file-system object, got ${fs === null ? 'null' : typeof fs}`);
   }
@@ -73,3 +76,10 @@ export function fromZenFS(fs) {
   }
   return enotdirBelowFiles(storage, (path) => fs.statSync(path));
 }
+
+/**
+ * The local disk through Node's `fs`, hardened against symlink and rename races (see
+ * shared/node-disk.mjs). `storage: fs.promises`, `storage: fs` and `fromNodeFs(fs)` with Node's
+ * own module become this.
+ */
+export { fromNodeDisk };

@@ -4,7 +4,7 @@
 // driver converts, waits and reports.
 
 import { AcpFsError, cancelledError, fromThrown, internalError, toRequestError } from './error.mjs';
-import { deriveCaps, errorAnswer, StorageSession } from './storage.mjs';
+import { deriveCaps, errorAnswer, hostStorage, StorageSession } from './storage.mjs';
 
 export { AcpFsError, toRequestError };
 export { deriveCaps } from './storage.mjs';
@@ -280,7 +280,8 @@ export function createAcpFs({ Engine, nativeDisk, defaultStorage } = {}) {
 
     constructor(options = {}) {
       if (options === null || typeof options !== 'object') throw new TypeError('AcpFs options must be an object');
-      let { storage } = options;
+      // Node's own fs / fs.promises become the hardened disk adapter (shared/node-disk.mjs).
+      let storage = hostStorage(options.storage);
       if ((storage === undefined || storage === null) && !nativeCaps && typeof defaultStorage === 'function') {
         storage = defaultStorage();
       }

@@ -1,5 +1,9 @@
-// What an omitted `storage` means on @acp-fs/node's wasm fallback: the local disk through Node's
-// own fs (the entry passes its `node:fs`, so this module imports nothing from Node).
+// What an omitted `storage` means on @acp-fs/node's wasm fallback: the local disk through the
+// hardened node:fs adapter (shared/node-disk.mjs: O_NOFOLLOW opens checked against the real path,
+// atomic temp-then-rename writes that keep the mode, stale temporaries swept). The entry passes
+// its own `node:fs`, so this works on every Node the package supports (no getBuiltinModule).
+import { fromNodeDisk } from './node-disk.mjs';
+
 export function diskStorage(fs) {
-  return fs.promises;
+  return fromNodeDisk(fs);
 }

@@ -2,6 +2,8 @@
 // objects): what they can do, and how one engine io is performed against them. Policy never lives
 // here: every answer goes back to the core, which decides.
 
+export { fromNodeDisk, hostStorage } from './node-disk.mjs';
+
 const encoder = new TextEncoder();
 
 const has = (storage, name) => typeof storage[name] === 'function';
@@ -17,9 +19,9 @@ export function deriveCaps(storage) {
   const caps = {
     symlinks: realpath && lstat ? 'resolvable' : !realpath && !lstat ? 'none' : 'unresolvable',
     stat: has(storage, 'stat') || lstat,
-    rangedReads: has(storage, 'readRange') || has(storage, 'open'),
-    write: has(storage, 'writeFile'),
-    makeDirs: has(storage, 'mkdir'),
+    rangedReads: has(storage, 'readRange') || has(storage, 'open') || has(storage, 'openFile'),
+    write: has(storage, 'writeFile') || has(storage, 'replaceFile'),
+    makeDirs: has(storage, 'mkdir') || has(storage, 'makeDirs'),
   };
   const override = storage.capabilities;
   if (override !== null && typeof override === 'object') {
@@ -44,38 +46,58 @@ const flag = (stats, name) => {
   return typeof v === 'function' ? Boolean(v.call(stats)) : Boolean(v);
 };
 
-function metadata(stats) {
-  const kind = flag(stats, 'isSymbolicLink')
-    ? 'symlink'
-    : flag(stats, 'isFile')
-      ? 'file'
-      : flag(stats, 'isDirectory')
-        ? 'directory'
-        : 'other';
+const kindOf = (stats) =>
+  flag(stats, 'isSymbolicLink') ? 'symlink' : flag(stats, 'isFile') ? 'file' : flag(stats, 'isDirectory') ? 'directory' : 'other';
+
+/** `{kind, size, links}` of fs.Stats-like values (numbers or bigints); `links` is `nlink`. */
+function metadataOf(stats) {
   const size = Number(stats?.size ?? 0);
   const links = Number(stats?.nlink ?? 1);
   // The modification time identifies a version of the file for the engine's line index; a
   // storage without one (no mtimeMs) gets no index and stays correct.
-  const modified = Number(stats?.mtimeMs);
+  // Bigint stats (the disk adapter's) keep nanoseconds: whole milliseconds would let two
+  // versions written within one millisecond look the same.
+  const modified = typeof stats?.mtimeNs === 'bigint' ? Number(stats.mtimeNs) / 1e6 : Number(stats?.mtimeMs);
   return {
-    metadata: {
-      kind,
-      size: Number.isFinite(size) && size >= 0 ? size : 0,
-      links: Number.isFinite(links) && links >= 1 ? links : 1,
-      ...(Number.isFinite(modified) && modified >= 0 ? { modifiedMs: modified } : {}),
-    },
+    kind: kindOf(stats),
+    size: Number.isFinite(size) && size >= 0 ? size : 0,
+    links: Number.isFinite(links) && links >= 1 ? links : 1,
+    ...(Number.isFinite(modified) && modified >= 0 ? { modifiedMs: modified } : {}),
   };
 }
 
+const metadata = (stats) => ({ metadata: metadataOf(stats) });
+
+/** Whether two stats name different files (only when both carry a nonzero inode). */
+function differ(a, b) {
+  const id = (s) => (s?.ino === undefined || s?.ino === null || Number(s.ino) === 0 ? undefined : `${s.dev}:${s.ino}`);
+  const x = id(a);
+  const y = id(b);
+  return x !== undefined && y !== undefined && x !== y;
+}
+
+function changedError(path) {
+  const e = new Error(`refused: ${path} changed while it was opened (a symlink or rename raced the check)`);
+  e.path = path;
+  return e;
+}
+
 /**
- * Performs the storage ios of one operation. Every file the engine opens is one entry, read by
- * number until the operation ends (`closeAll()`): one open file per read, and opening per chunk
- * would cost more than the read.
+ * Performs the storage ios of one operation. Files the engine opens (`open`) are kept by the id
+ * handed to it, and every `readAt` reads that file, so a window's chunks all come from the file
+ * that was checked; `closeAll()` (end of the request, or before a write) closes them.
+ *
+ * Per storage shape: `openFile(root, path)` (the hardened disk adapter) opens and proves the
+ * file itself; `open(path, flags)` (fs.promises-like) is asked only after `lstat`/`stat` says
+ * "regular file", and the handle's own `stat()`, where it has one, must be that same file;
+ * `readRange(path, …)` alone gives a handle bound to the path.
  */
 export class StorageSession {
   constructor(storage) {
     this.storage = storage;
-    this.files = [];
+    /** Engine-visible open files by id. */
+    this.files = new Map();
+    this.nextFile = 1;
   }
 
   /** Performs `io`; resolves to `{answer, bytes?}`. Throws what the storage threw. */
@@ -94,38 +116,74 @@ export class StorageSession {
       case 'readAll':
         return { answer: { bytes: true }, bytes: toBytes(await s.readFile(io.path)) };
       case 'open':
-        return { answer: await this.open(io.path) };
-      case 'readAt':
-        return { answer: { bytes: true }, bytes: await this.readAt(io.file, io.offset, io.length) };
+        return { answer: await this.open(io.root ?? null, io.path) };
+      case 'readAt': {
+        const handle = this.files.get(io.file);
+        if (handle === undefined) throw Object.assign(new Error(`EBADF: no open file ${io.file}`), { code: 'EBADF' });
+        return { answer: { bytes: true }, bytes: await this.read(handle, io.offset, io.length) };
+      }
       case 'makeDirs':
         await this.closeAll();
-        await s.mkdir(io.path, { recursive: true });
+        if (has(s, 'makeDirs')) await s.makeDirs(io.root ?? null, io.path);
+        else await s.mkdir(io.path, { recursive: true });
         return { answer: { done: true } };
       case 'write':
         await this.closeAll();
-        await s.writeFile(io.path, bytes);
+        if (has(s, 'replaceFile')) await s.replaceFile(io.root ?? null, io.path, bytes);
+        else await s.writeFile(io.path, bytes);
         return { answer: { done: true } };
       default:
         throw new TypeError(`not a storage io: ${io.op}`);
     }
   }
 
-  /** Opens the checked path: a handle where the storage has `open`, else the path itself. */
-  async open(path) {
+  /** The `open` answer: `{file, metadata}`, or `{metadata}` for a file that is not regular. */
+  async open(root, path) {
     const s = this.storage;
-    let meta = { metadata: { kind: 'file', size: 0, links: 1 } };
-    // Non-regular files are refused before they are opened (a FIFO could block forever).
-    if (has(s, 'stat') || has(s, 'lstat')) meta = metadata(await (has(s, 'stat') ? s.stat(path) : s.lstat(path)));
-    if (meta.metadata.kind !== 'file') return meta;
-    const entry = has(s, 'readRange') ? { path } : { handle: await s.open(path, 'r') };
-    this.files.push(entry);
-    return { file: this.files.length - 1, ...meta };
+    let stats = null;
+    let handle;
+    if (has(s, 'openFile')) {
+      ({ stats, handle } = (await s.openFile(root, path)) ?? {});
+    } else {
+      // Refuse what is not a regular file before opening it: a FIFO would block, a device read.
+      if (has(s, 'lstat')) stats = await s.lstat(path);
+      else if (has(s, 'stat')) stats = await s.stat(path);
+      if (stats !== null && kindOf(stats) !== 'file') return metadata(stats);
+      if (has(s, 'readRange')) {
+        // Bound to the path: such storages (OPFS, Map-like) have no handles and no symlinks to swap.
+        handle = { readAt: (offset, length) => s.readRange(path, offset, length) };
+      } else {
+        handle = await s.open(path, 'r');
+        if (typeof handle?.stat === 'function') {
+          let own;
+          try {
+            own = await handle.stat();
+          } catch {
+            own = undefined;
+          }
+          if (own !== undefined) {
+            // Swapped between the stat and the open (the open may have followed a link).
+            if (differ(stats, own) || kindOf(own) !== 'file') {
+              await this.#close(handle);
+              if (differ(stats, own)) throw changedError(path);
+              return metadata(own);
+            }
+            stats = own;
+          }
+        }
+      }
+    }
+    // A storage that cannot stat says nothing of the size: the engine reads to the end.
+    const meta = stats === null || stats === undefined ? { kind: 'file', size: 0, links: 1 } : metadataOf(stats);
+    if (handle === undefined || handle === null) return { metadata: meta };
+    const file = this.nextFile++;
+    this.files.set(file, handle);
+    return { file, metadata: meta };
   }
 
-  async readAt(file, offset, length) {
-    const entry = this.files[file];
-    if (entry === undefined) throw new TypeError(`the operation has no open file ${file}`);
-    if (entry.handle === undefined) return toBytes(await this.storage.readRange(entry.path, offset, length));
+  /** Up to `length` bytes at `offset` of an open handle; fewer only at the end of the file. */
+  async read(handle, offset, length) {
+    if (typeof handle.readAt === 'function') return toBytes(await handle.readAt(offset, length));
     // One buffer per operation: the engine copies each answer before asking for the next
     // chunk, so reusing it keeps a long window from leaving a megabyte of garbage per chunk.
     if (this.scratch === undefined || this.scratch.length < length) this.scratch = new Uint8Array(length);
@@ -133,18 +191,24 @@ export class StorageSession {
     let filled = 0;
     // A FileHandle may return short reads before the end; the engine reads "fewer only at EOF".
     while (filled < length) {
-      const { bytesRead } = await entry.handle.read(buffer, filled, length - filled, offset + filled);
+      const { bytesRead } = await handle.read(buffer, filled, length - filled, offset + filled);
       if (!bytesRead) break;
       filled += bytesRead;
     }
     return filled === length ? buffer : buffer.subarray(0, filled);
   }
 
+  async #close(handle) {
+    await Promise.resolve()
+      .then(() => handle.close?.())
+      .catch(() => {});
+  }
+
   /** Closes every handle; never throws (a close failure cannot change what was read). */
   async closeAll() {
-    const handles = this.files.map((f) => f.handle).filter((h) => h !== undefined);
-    this.files = [];
-    await Promise.all(handles.map((h) => Promise.resolve().then(() => h.close?.()).catch(() => {})));
+    const handles = [...this.files.values()];
+    this.files.clear();
+    await Promise.all(handles.map((h) => this.#close(h)));
   }
 }
 

@@ -10,6 +10,11 @@ export interface AcpFsStats {
   isDirectory(): boolean;
   isSymbolicLink?(): boolean;
   size: number | bigint;
+  /** Hard-link count; more than one is refused under `refuseHardlinks` (default 1 when absent). */
+  nlink?: number | bigint;
+  /** Device and inode: when both a stat and an open handle carry them, they must agree. */
+  dev?: number | bigint;
+  ino?: number | bigint;
 }
 
 /** A `FileHandle`-like object from `open(path, 'r')`, used for ranged reads. */
@@ -21,6 +26,14 @@ export interface AcpFsFileHandle {
     position: number,
   ): MaybePromise<{ bytesRead: number }>;
   close(): MaybePromise<void>;
+  /** The open file's own stats: a file swapped between the stat and the open is refused. */
+  stat?(): MaybePromise<AcpFsStats>;
+}
+
+/** What `openFile` gives: the file's stats, and a handle only when it is a regular file. */
+export interface AcpFsOpenedFile {
+  stats: AcpFsStats;
+  handle?: AcpFsFileHandle | null;
 }
 
 /**
@@ -64,6 +77,16 @@ export interface AcpFsStorage {
   open?(path: string, flags: 'r'): MaybePromise<AcpFsFileHandle>;
   /** Ranged reads without handles: up to `length` bytes at `offset`, fewer only at the end. */
   readRange?(path: string, offset: number, length: number): MaybePromise<Uint8Array | ArrayBuffer | string>;
+  /**
+   * Opens the checked real `path` (under the resolved `root`) once per request, proving it is
+   * that file; every range of the request is read from the handle. Preferred over `open`.
+   * Answer without a handle to refuse a file that is not regular.
+   */
+  openFile?(root: string | null, path: string): MaybePromise<AcpFsOpenedFile>;
+  /** Creates or replaces `path` inside `root` (preferred over `writeFile`). */
+  replaceFile?(root: string | null, path: string, data: Uint8Array): MaybePromise<unknown>;
+  /** Creates `path` and its missing parents inside `root` (preferred over `mkdir`). */
+  makeDirs?(root: string | null, path: string): MaybePromise<unknown>;
   /** Overrides of what the shape says, e.g. `{symlinks: 'none'}` for a storage without links. */
   capabilities?: Partial<StorageCapabilities>;
 }
@@ -134,7 +157,9 @@ export type DocumentWriteChoice = 'buffer' | 'writeThrough';
 export interface AcpFsOptions {
   /**
    * Where files live. In @acp-fs/node, omit it to serve the local disk natively (atomic writes,
-   * real paths, reads off the event loop). @acp-fs/wasm requires it.
+   * real paths, reads off the event loop). @acp-fs/wasm requires it. Node's own `fs` or
+   * `fs.promises` (however imported) is replaced by the hardened disk adapter `fromNodeDisk()`
+   * (Node 20.16+), which holds against symlink swaps while requests run.
    */
   storage?: AcpFsStorage;
   /** Roots for sessions the host never opened (one default policy); absent = such sessions are unknown. */

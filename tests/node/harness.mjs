@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Volume } from 'memfs';
+import { fromNodeDisk } from '../../npm/shared/node-disk.mjs';
 import {
   ancestors,
   bytesOf,
@@ -402,7 +403,8 @@ function mapBackend(ranged) {
   };
 }
 
-function diskBackend(name, ranged, makeStorage) {
+/** `full`: the storage always has every capability (vectors that take one away are skipped). */
+function diskBackend(name, ranged, makeStorage, { full = !makeStorage } = {}) {
   return {
     name,
     ranged,
@@ -413,8 +415,8 @@ function diskBackend(name, ranged, makeStorage) {
       const reason = diskSkipReason(original);
       if (reason) return { skip: reason };
       const flags = storageTraits(original, ranged);
-      if (!makeStorage && (!flags.write || !flags.realpath || !flags.symlinks || !ranged)) {
-        return { skip: 'the native disk storage always has every capability (write, symlinks, realpath, ranged reads)' };
+      if (full && (!flags.write || !flags.realpath || !flags.symlinks || !ranged)) {
+        return { skip: `${name} always has every capability (write, symlinks, realpath, ranged reads)` };
       }
       const dir = makeTempDir();
       const vector = prefixVector(original, dir);
@@ -445,6 +447,8 @@ export const backends = {
   fsPromisesRanged: diskBackend('fs.promises ranged', true, fsPromisesStorage),
   fsPromisesWhole: diskBackend('fs.promises whole', false, fsPromisesStorage),
   native: diskBackend('native disk', true, null),
+  // The hardened node:fs adapter: what `storage: fs.promises` becomes, in both packages.
+  nodeDisk: diskBackend('fromNodeDisk (node:fs, hardened)', true, () => fromNodeDisk(), { full: true }),
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -24,6 +24,13 @@ const storages: AcpFsStorage[] = [
   vol.promises as unknown as AcpFsStorage,
   { readFile: (path: string) => `text of ${path}` },
   { readFile: async () => new Uint8Array(), capabilities: { symlinks: 'none' } },
+  // A race-safe storage of the host's own: opens once per request, writes under the root.
+  {
+    readFile: (path: string) => fsp.readFile(path),
+    openFile: async (_root: string | null, path: string) => ({ stats: await fsp.lstat(path), handle: await fsp.open(path, 'r') }),
+    replaceFile: (_root: string | null, path: string, data: Uint8Array) => fsp.writeFile(path, data),
+    makeDirs: (_root: string | null, path: string) => fsp.mkdir(path, { recursive: true }),
+  },
 ];
 
 const options: AcpFsOptions = {

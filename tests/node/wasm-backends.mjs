@@ -221,6 +221,7 @@ export const wasmBackends = {
   overlayWhole: emptyOverlay(false),
   fsPromisesRanged: backends.fsPromisesRanged,
   fsPromisesWhole: backends.fsPromisesWhole,
+  nodeDisk: backends.nodeDisk,
 };
 
 export { rangedVariants };

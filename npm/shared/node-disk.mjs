@@ -1,0 +1,357 @@
+// The real disk through Node's fs, hardened against an agent that swaps directories and files for
+// symlinks while its requests run (docs/semantics.md §3, §5). It is what `storage: fs.promises`
+// and `storage: fs` become (hostStorage, below), in @acp-fs/node and in @acp-fs/wasm under Node.
+// This module imports nothing from Node: browsers load it with the rest of the shared driver and
+// never call it.
+//
+// Node has no openat/renameat, so on Linux the directory a write goes to is opened once,
+// checked through /proc/self/fd, and every later name in it is reached through that descriptor
+// (`/proc/self/fd/<fd>/<name>`: the kernel follows the descriptor, not the path), which is what
+// openat would give. Reads open with O_NOFOLLOW and accept the descriptor only when
+// /proc/self/fd says it is the checked real path. Without /proc (macOS, Windows, a container
+// without procfs) the same checks are made by path before and after, which narrows the race but
+// cannot close it.
+
+const TEMP = /^\.(.*)\.acp-fs-(\d+)-(\d+)\.tmp$/;
+/** Leftover temporaries of crashed processes can hold a name; a few fresh names get past them. */
+const TEMP_ATTEMPTS = 16;
+/** Bytes of the target's name kept in a temporary's name (as core/src/disk.rs). */
+const TEMP_NAME_KEEP = 180;
+let tempCounter = 0;
+
+/** Node's `fs` module when running in Node (20.16+: `process.getBuiltinModule`), else undefined. */
+export function builtinFs() {
+  try {
+    return globalThis.process?.getBuiltinModule?.('node:fs');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The module object itself, or the one behind an ES module namespace (`import * as fs`). */
+const unwrap = (value) =>
+  value !== null && typeof value === 'object' && Object.prototype.toString.call(value) === '[object Module]' && value.default
+    ? value.default
+    : value;
+
+/**
+ * The storage AcpFs uses for what the host passed: Node's own `fs` or `fs.promises` (as imported
+ * any way) become the hardened disk adapter; anything else is used as it is.
+ */
+export function hostStorage(storage) {
+  const fs = builtinFs();
+  if (fs === undefined) return storage;
+  const s = unwrap(storage);
+  return s === fs || s === fs.promises ? fromNodeDisk(fs) : storage;
+}
+
+function failure(code, message, path) {
+  const e = new Error(code ? `${code}: ${message}, '${path}'` : `${message}: ${path}`);
+  if (code) e.code = code;
+  e.path = path;
+  return e;
+}
+
+// The engine's code for "the disk moved after the check" (core wire::classify): the agent gets
+// symlink_escape, as from the native disk, not a storage_error.
+const raced = (path, what) =>
+  failure('ERR_ACP_FS_ESCAPE', `refused: ${what} changed while it was opened (a symlink or rename raced the check)`, path);
+
+/** Whether a pid names a live process (EPERM: alive, someone else's). */
+function alive(pid) {
+  if (!(pid > 0) || pid === globalThis.process.pid) return true;
+  try {
+    globalThis.process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e?.code !== 'ESRCH';
+  }
+}
+
+/** The first `max` UTF-8 bytes of `name`, cut at a character boundary. */
+function keepBytes(name, max) {
+  let bytes = 0;
+  let out = '';
+  for (const ch of name) {
+    const n = ch.codePointAt(0) < 0x80 ? 1 : ch.codePointAt(0) < 0x800 ? 2 : ch.codePointAt(0) < 0x10000 ? 3 : 4;
+    if (bytes + n > max) break;
+    bytes += n;
+    out += ch;
+  }
+  return out;
+}
+
+/**
+ * A storage over the local disk through Node's `fs` (default: the built-in one), hardened for a
+ * workspace the agent can change while its requests run:
+ * - a file is opened once per request (`openFile`) with O_NOFOLLOW|O_NONBLOCK, and accepted only
+ *   if it is a regular file whose descriptor is the checked real path (Linux: /proc/self/fd;
+ *   elsewhere: the same dev/ino as an lstat of that path), and every range is read from it;
+ * - writes are atomic and happen inside the directory that was checked: a temporary
+ *   `.<name>.acp-fs-<pid>-<n>.tmp` created exclusively with the old file's mode, written,
+ *   fsync'd, renamed over the target, the directory fsync'd; the temporary is removed on every
+ *   failure, and stale ones of dead processes are swept from the directory on each write;
+ * - a final symlink is replaced by the rename, never written through; a read-only file stays
+ *   protected (EACCES) although a rename would only need the directory's permission;
+ * - `links` (the hard-link count) is reported so the engine can refuse hard-linked files.
+ */
+export function fromNodeDisk(fs = builtinFs(), { procfs = true } = {}) {
+  if (fs === null || typeof fs !== 'object' || typeof fs.promises?.open !== 'function') {
+    throw new TypeError('fromNodeDisk: expected Node\'s fs module (with fs.promises)');
+  }
+  const fsp = fs.promises;
+  const c = fs.constants ?? {};
+  const windows = globalThis.process?.platform === 'win32';
+  const sep = windows ? '\\' : '/';
+  let procChecked;
+  /** Whether /proc/self/fd can name descriptors (decided on first use). */
+  const procFd = () => {
+    if (procChecked === undefined) {
+      // `procfs: false` (tests only) takes the path-checking road that macOS and Windows take.
+      try {
+        procChecked =
+          procfs !== false &&
+          globalThis.process?.platform === 'linux' &&
+          fs.existsSync('/proc/self/fd') &&
+          fs.readdirSync('/proc/self/fd').length > 0;
+      } catch {
+        procChecked = false;
+      }
+    }
+    return procChecked;
+  };
+  const READ = (c.O_RDONLY ?? 0) | (c.O_NOFOLLOW ?? 0) | (c.O_NONBLOCK ?? 0) | (c.O_NOCTTY ?? 0);
+  const WRITABLE = (c.O_WRONLY ?? 1) | (c.O_NOFOLLOW ?? 0) | (c.O_NONBLOCK ?? 0) | (c.O_NOCTTY ?? 0);
+  const DIR = (c.O_RDONLY ?? 0) | (c.O_DIRECTORY ?? 0) | (c.O_NOFOLLOW ?? 0);
+  const CREATE = (c.O_WRONLY ?? 1) | (c.O_CREAT ?? 0x40) | (c.O_EXCL ?? 0x80) | (c.O_NOFOLLOW ?? 0);
+
+  const split = (path) => {
+    const i = Math.max(path.lastIndexOf('/'), windows ? path.lastIndexOf('\\') : -1);
+    const dir = i <= 0 ? path.slice(0, i + 1) || sep : path.slice(0, i);
+    // `C:\x` keeps its separator: `C:` alone is the drive's current directory.
+    return { dir: windows && /^[A-Za-z]:$/.test(dir) ? dir + sep : dir, name: path.slice(i + 1) };
+  };
+  const under = (root, path) => {
+    if (root === null || root === undefined) return true;
+    if (path === root) return true;
+    return path.startsWith(root.endsWith(sep) || root.endsWith('/') ? root : root + sep);
+  };
+  const fdPath = (handle) => fsp.readlink(`/proc/self/fd/${handle.fd}`);
+
+  /**
+   * Opens a directory and proves it is `dir` (symlink-free) under `root`. Without /proc there
+   * is nothing to pin it by: the path is checked and a stand-in handle returned.
+   */
+  async function openDir(root, dir) {
+    if (!procFd()) {
+      if ((await fsp.realpath(dir)) !== dir || !under(root, dir)) throw raced(dir, 'the directory');
+      return { fd: null, close: async () => {}, sync: async () => {} };
+    }
+    const handle = await fsp.open(dir, DIR);
+    try {
+      const real = await fdPath(handle);
+      if (real !== dir || !under(root, real)) throw raced(dir, 'the directory');
+      return handle;
+    } catch (e) {
+      await handle.close().catch(() => {});
+      throw e;
+    }
+  }
+
+  /** `name` inside the opened directory `dir`: through the descriptor where /proc allows. */
+  const within = (handle, dir, name) => (procFd() ? `/proc/self/fd/${handle.fd}/${name}` : dir.endsWith(sep) ? dir + name : dir + sep + name);
+
+  /** `{stats}` for a non-regular file, `{stats, handle}` for a regular one proven to be `path`. */
+  async function openFile(root, path) {
+    let handle;
+    try {
+      handle = await fsp.open(path, READ);
+    } catch (e) {
+      if (e?.code === 'ELOOP') throw failure('ERR_ACP_FS_ESCAPE', 'refused to follow a symlink (swapped in after the check, or a loop)', path);
+      throw e;
+    }
+    try {
+      // Linux: three questions at once (each a trip through libuv's pool): the open file's
+      // stats, the checked path's lstat, and the descriptor's own path. Elsewhere the path is
+      // resolved before and after the lstat, so a swap must be undone and redone in between.
+      const [stats, lst, real] = procFd()
+        ? await Promise.all([handle.stat({ bigint: true }), fsp.lstat(path, { bigint: true }), fdPath(handle)])
+        : [
+            await handle.stat({ bigint: true }),
+            (await fsp.realpath(path)) === path ? await fsp.lstat(path, { bigint: true }) : { dev: -1n, ino: -1n },
+            await fsp.realpath(path),
+          ];
+      // The same file a lookup of the checked path finds (a final component swapped after the
+      // open, or a different file reached through a swapped directory, differs)…
+      if (lst.dev !== stats.dev || lst.ino !== stats.ino) throw raced(path, 'the file');
+      // …and the descriptor's own path is the checked one, under the root: what was opened is
+      // what was checked, whatever was swapped and swapped back in between.
+      if (real !== path || !under(root, real)) throw raced(path, 'the file');
+      if (!stats.isFile()) {
+        await handle.close();
+        return { stats };
+      }
+      return { stats, handle };
+    } catch (e) {
+      await handle.close().catch(() => {});
+      throw e;
+    }
+  }
+
+  /** Removes temporaries of processes that no longer run from the opened directory. */
+  async function sweep(handle, dir) {
+    let names;
+    try {
+      names = await fsp.readdir(procFd() ? `/proc/self/fd/${handle.fd}` : dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const m = TEMP.exec(name);
+      if (m && !alive(Number(m[2]))) await fsp.unlink(within(handle, dir, name)).catch(() => {});
+    }
+  }
+
+  async function createTemp(handle, dir, name, mode) {
+    const stem = keepBytes(name, TEMP_NAME_KEEP);
+    const pid = globalThis.process?.pid ?? 0;
+    let last;
+    for (let i = 0; i < TEMP_ATTEMPTS; i++) {
+      const tempName = `.${stem}.acp-fs-${pid}-${tempCounter++}.tmp`;
+      try {
+        // Born no more permissive than the file it replaces; the exact mode is set next.
+        const file = await fsp.open(within(handle, dir, tempName), CREATE, mode === null ? 0o666 : mode & 0o777);
+        return { file, tempName };
+      } catch (e) {
+        if (e?.code !== 'EEXIST') throw e;
+        last = e;
+      }
+    }
+    throw last;
+  }
+
+  async function replaceFile(root, path, bytes) {
+    const { dir, name } = split(path);
+    if (!name || name === '.' || name === '..') throw failure('EISDIR', 'illegal operation on a directory, write', path);
+    const dirHandle = await openDir(root, dir);
+    try {
+      await sweep(dirHandle, dir);
+      const target = within(dirHandle, dir, name);
+      let mode = null;
+      const st = await fsp.lstat(target).catch((e) => {
+        if (e?.code === 'ENOENT') return null;
+        throw e;
+      });
+      if (st?.isDirectory()) throw failure('EISDIR', 'illegal operation on a directory, write', path);
+      if (st?.isFile()) {
+        // A rename needs only the directory's permission: ask the OS whether the file itself
+        // may be written, without changing it (O_NOFOLLOW|O_NONBLOCK: no link, no FIFO block).
+        await (await fsp.open(target, WRITABLE)).close();
+        mode = st.mode & 0o7777;
+      }
+      // A final symlink or special file is replaced by the rename, never written through.
+      const { file, tempName } = await createTemp(dirHandle, dir, name, mode);
+      let renamed = false;
+      try {
+        try {
+          // The mode goes on before the content, so a private file's content never sits in a
+          // temporary file that others may read.
+          if (mode !== null) await file.chmod(mode);
+          let written = 0;
+          while (written < bytes.length) {
+            const { bytesWritten } = await file.write(bytes, written, bytes.length - written, written);
+            written += bytesWritten;
+          }
+          await file.sync();
+        } finally {
+          await file.close();
+        }
+        if (!procFd()) {
+          // By path only: the directory must still be the one checked.
+          const real = await fsp.realpath(dir);
+          if (real !== dir) throw raced(dir, 'the directory');
+        } else if ((await fdPath(dirHandle)) !== dir) {
+          throw raced(dir, 'the directory');
+        }
+        await fsp.rename(within(dirHandle, dir, tempName), target);
+        renamed = true;
+      } finally {
+        if (!renamed) await fsp.unlink(within(dirHandle, dir, tempName)).catch(() => {});
+      }
+      // Durability of the rename; not reported: the new content is in place.
+      await dirHandle.sync().catch(() => {});
+    } finally {
+      await dirHandle.close().catch(() => {});
+    }
+  }
+
+  async function makeDirs(root, path) {
+    if (!under(root, path)) throw raced(path, 'the directory');
+    if (!procFd()) {
+      await fsp.mkdir(path, { recursive: true }).catch((e) => {
+        throw e?.code === 'EEXIST' ? failure('ENOTDIR', 'a component exists and is not a directory, mkdir', path) : e;
+      });
+      if ((await fsp.realpath(path)) !== path) throw raced(path, 'a directory on the way');
+      return;
+    }
+    // From the nearest existing ancestor (proven by its descriptor to be that real path) down,
+    // one component at a time through the parent's descriptor, never following a link: what
+    // is created is where the engine checked, whatever is swapped meanwhile.
+    const missing = [];
+    let start = path;
+    for (;;) {
+      const st = await fsp.lstat(start).catch((e) => (e?.code === 'ENOENT' ? null : Promise.reject(e)));
+      if (st !== null) break;
+      const { dir, name } = split(start);
+      if (dir === start) break;
+      missing.unshift(name);
+      start = dir;
+    }
+    let handle = await openDir(root !== null && root !== undefined && under(root, start) ? root : undefined, start).catch((e) => {
+      throw e?.code === 'ENOTDIR' || e?.code === 'ELOOP' ? failure('ENOTDIR', 'a component exists and is not a directory, mkdir', path) : e;
+    });
+    try {
+      for (const part of missing) {
+        const next = `/proc/self/fd/${handle.fd}/${part}`;
+        await fsp.mkdir(next).catch((e) => {
+          if (e?.code !== 'EEXIST') throw e;
+        });
+        const child = await fsp.open(next, DIR).catch((e) => {
+          throw e?.code === 'ELOOP' || e?.code === 'ENOTDIR'
+            ? failure('ENOTDIR', 'a component exists and is not a directory, mkdir', path)
+            : e;
+        });
+        await handle.close().catch(() => {});
+        handle = child;
+      }
+    } finally {
+      await handle.close().catch(() => {});
+    }
+  }
+
+  return {
+    readFile: async (path) => {
+      const { handle } = await openFile(null, path);
+      if (!handle) throw failure('EISDIR', 'not a regular file, read', path);
+      try {
+        return await handle.readFile();
+      } finally {
+        await handle.close().catch(() => {});
+      }
+    },
+    stat: (path) => fsp.stat(path),
+    lstat: (path) => fsp.lstat(path),
+    realpath: (path) => fsp.realpath(path),
+    openFile,
+    /** A FileHandle-like handle (for wrappers such as `overlay` that read through `open`). */
+    open: async (path) => {
+      const { handle } = await openFile(null, path);
+      if (!handle) throw failure('EISDIR', 'not a regular file, open', path);
+      return handle;
+    },
+    replaceFile,
+    writeFile: (path, bytes) => replaceFile(null, path, bytes),
+    makeDirs,
+    mkdir: (path) => makeDirs(null, path),
+  };
+}

@@ -1,0 +1,204 @@
+// The storage glue's open/readAt for every storage shape, and the hardened node:fs adapter
+// (fromNodeDisk) on a real temp dir: what it opens, refuses, writes and sweeps.
+
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as nodeFs from 'node:fs';
+import * as fspNamespace from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { Volume } from 'memfs';
+import { fromNodeDisk, hostStorage, StorageSession } from '../../npm/shared/storage.mjs';
+import { AcpFs } from '../../npm/node/index.mjs';
+import { MapStorage, makeTempDir } from './harness.mjs';
+
+const text = (bytes) => Buffer.from(bytes).toString('utf8');
+
+describe('hostStorage: Node\'s own fs becomes the hardened adapter', () => {
+  test('fs, fs.promises and their module namespaces, however imported', () => {
+    for (const s of [nodeFs, nodeFs.promises, fspNamespace, nodeFs.default ?? nodeFs]) {
+      assert.equal(typeof hostStorage(s).openFile, 'function');
+    }
+  });
+  test('any other storage is used as it is', () => {
+    const vol = new Volume();
+    assert.equal(hostStorage(vol.promises), vol.promises);
+    const map = new MapStorage();
+    assert.equal(hostStorage(map), map);
+    const copy = { ...nodeFs.promises };
+    assert.equal(hostStorage(copy), copy);
+  });
+});
+
+describe('StorageSession open/readAt per storage shape', () => {
+  test('memfs vol.promises: a handle, metadata with links, reads from that handle', async () => {
+    const vol = Volume.fromJSON({ '/p/a.txt': 'hello world', '/p/d/x': '' });
+    vol.linkSync('/p/a.txt', '/p/hard.txt');
+    const session = new StorageSession(vol.promises);
+    const { answer } = await session.perform({ op: 'open', root: '/p', path: '/p/a.txt' });
+    assert.equal(answer.metadata.kind, 'file');
+    assert.equal(answer.metadata.size, 11);
+    assert.equal(answer.metadata.links, 2);
+    assert.equal(typeof answer.file, 'number');
+    const r = await session.perform({ op: 'readAt', file: answer.file, offset: 6, length: 100 });
+    assert.deepEqual(r.answer, { bytes: true });
+    assert.equal(text(r.bytes), 'world');
+    // A directory is refused before it is opened: metadata, no file.
+    const dir = (await session.perform({ op: 'open', root: '/p', path: '/p/d' })).answer;
+    assert.equal(dir.file, undefined);
+    assert.equal(dir.metadata.kind, 'directory');
+    await session.closeAll();
+    await assert.rejects(session.perform({ op: 'readAt', file: answer.file, offset: 0, length: 1 }), (e) => e.code === 'EBADF');
+  });
+
+  test('readRange only: a handle bound to the path', async () => {
+    const map = new MapStorage();
+    map.put('/p/a.txt', 'abcdef');
+    map.addSpecial('/p/fifo');
+    const session = new StorageSession(map);
+    const { answer } = await session.perform({ op: 'open', root: '/p', path: '/p/a.txt' });
+    assert.deepEqual(answer, { file: answer.file, metadata: { kind: 'file', size: 6, links: 1 } });
+    assert.equal(text((await session.perform({ op: 'readAt', file: answer.file, offset: 2, length: 2 })).bytes), 'cd');
+    assert.deepEqual((await session.perform({ op: 'open', root: '/p', path: '/p/fifo' })).answer.file, undefined);
+  });
+
+  test('no stat at all: a file of unknown size (0, which the engine does not trust)', async () => {
+    const session = new StorageSession({ readFile: () => 'xyz', readRange: (p, o, l) => 'xyz'.slice(o, o + l) });
+    const { answer } = await session.perform({ op: 'open', root: '/', path: '/a' });
+    assert.deepEqual(answer.metadata, { kind: 'file', size: 0, links: 1 });
+    assert.equal(text((await session.perform({ op: 'readAt', file: answer.file, offset: 1, length: 5 })).bytes), 'yz');
+  });
+
+  test('open(path, flags): a file swapped between the lstat and the open is refused', async () => {
+    let closed = 0;
+    const storage = {
+      readFile: () => '',
+      lstat: () => ({ isFile: () => true, isDirectory: () => false, size: 3, dev: 1, ino: 10 }),
+      open: () => ({
+        stat: () => ({ isFile: () => true, isDirectory: () => false, size: 9, dev: 1, ino: 99 }),
+        read: () => ({ bytesRead: 0 }),
+        close: () => {
+          closed += 1;
+        },
+      }),
+    };
+    const session = new StorageSession(storage);
+    await assert.rejects(session.perform({ op: 'open', root: '/', path: '/a' }), /changed while it was opened/);
+    assert.equal(closed, 1);
+  });
+
+  test('writes and directories get the root when the storage takes it', async () => {
+    const calls = [];
+    const storage = {
+      readFile: () => '',
+      replaceFile: (root, path, bytes) => calls.push(['replaceFile', root, path, text(bytes)]),
+      makeDirs: (root, path) => calls.push(['makeDirs', root, path]),
+    };
+    const session = new StorageSession(storage);
+    await session.perform({ op: 'makeDirs', root: '/r', path: '/r/d' });
+    await session.perform({ op: 'write', root: '/r', path: '/r/d/a' }, Buffer.from('x'));
+    assert.deepEqual(calls, [
+      ['makeDirs', '/r', '/r/d'],
+      ['replaceFile', '/r', '/r/d/a', 'x'],
+    ]);
+  });
+});
+
+describe('fromNodeDisk on a real temp dir', () => {
+  let base;
+  let root;
+  let outside;
+  const disk = fromNodeDisk();
+  before(() => {
+    base = makeTempDir('acpfs-nodedisk-');
+    root = join(base, 'root');
+    outside = join(base, 'outside');
+    nodeFs.mkdirSync(join(root, 'sub'), { recursive: true });
+    nodeFs.mkdirSync(outside);
+    nodeFs.writeFileSync(join(root, 'sub', 'a.txt'), 'inside\n');
+    nodeFs.writeFileSync(join(outside, 'a.txt'), 'OUTSIDE\n');
+    nodeFs.symlinkSync(join(outside, 'a.txt'), join(root, 'link.txt'));
+    execFileSync('mkfifo', [join(root, 'fifo')]);
+  });
+  after(() => nodeFs.rmSync(base, { recursive: true, force: true }));
+
+  test('a regular file opens; directories and FIFOs give stats without a handle (and never block)', async () => {
+    const { stats, handle } = await disk.openFile(root, join(root, 'sub', 'a.txt'));
+    assert.ok(stats.isFile());
+    assert.equal(Number(stats.nlink), 1);
+    await handle.close();
+    for (const p of [join(root, 'sub'), join(root, 'fifo')]) {
+      const opened = await disk.openFile(root, p);
+      assert.equal(opened.handle, undefined);
+      assert.ok(!opened.stats.isFile());
+    }
+  });
+
+  test('a final symlink is not followed; a path outside the root is refused', async () => {
+    await assert.rejects(disk.openFile(root, join(root, 'link.txt')), /refused to follow a symlink/);
+    await assert.rejects(disk.openFile(root, join(outside, 'a.txt')), /refused/);
+  });
+
+  test('a directory swapped for a symlink after the check is refused, not followed', async () => {
+    nodeFs.renameSync(join(root, 'sub'), join(root, 'sub.real'));
+    nodeFs.symlinkSync('../outside', join(root, 'sub'));
+    try {
+      // The engine checked root/sub/a.txt as a real path; now it leads outside.
+      await assert.rejects(disk.openFile(root, join(root, 'sub', 'a.txt')), /changed while it was opened/);
+      // O_DIRECTORY|O_NOFOLLOW on the swapped-in link: ENOTDIR, or the descriptor check.
+      await assert.rejects(disk.replaceFile(root, join(root, 'sub', 'a.txt'), Buffer.from('x')), (e) => e.code === 'ENOTDIR' || /changed while/.test(e.message));
+      await assert.rejects(disk.makeDirs(root, join(root, 'sub', 'deep', 'er')), (e) => e.code === 'ENOTDIR' || /refused/.test(e.message));
+      assert.deepEqual(nodeFs.readdirSync(outside).sort(), ['a.txt']);
+      assert.equal(nodeFs.readFileSync(join(outside, 'a.txt'), 'utf8'), 'OUTSIDE\n');
+    } finally {
+      nodeFs.unlinkSync(join(root, 'sub'));
+      nodeFs.renameSync(join(root, 'sub.real'), join(root, 'sub'));
+    }
+  });
+
+  test('writes replace atomically, keep the mode, replace a final symlink, leave no temporary', async () => {
+    const path = join(root, 'script.sh');
+    nodeFs.writeFileSync(path, 'old\n');
+    nodeFs.chmodSync(path, 0o751);
+    await disk.replaceFile(root, path, Buffer.from('new\n'));
+    assert.equal(nodeFs.readFileSync(path, 'utf8'), 'new\n');
+    assert.equal(nodeFs.statSync(path).mode & 0o7777, 0o751);
+    await disk.replaceFile(root, join(root, 'link.txt'), Buffer.from('replaced\n'));
+    assert.ok(!nodeFs.lstatSync(join(root, 'link.txt')).isSymbolicLink());
+    assert.equal(nodeFs.readFileSync(join(outside, 'a.txt'), 'utf8'), 'OUTSIDE\n');
+    assert.deepEqual(nodeFs.readdirSync(root).filter((n) => n.includes('.acp-fs-')), []);
+    await disk.makeDirs(root, join(root, 'x', 'y', 'z'));
+    assert.ok(nodeFs.statSync(join(root, 'x', 'y', 'z')).isDirectory());
+  });
+
+  test('a read-only file stays protected', { skip: process.getuid?.() === 0 && 'root may write any file' }, async () => {
+    const path = join(root, 'ro.txt');
+    nodeFs.writeFileSync(path, 'keep\n');
+    nodeFs.chmodSync(path, 0o444);
+    await assert.rejects(disk.replaceFile(root, path, Buffer.from('x')), (e) => e.code === 'EACCES');
+    assert.equal(nodeFs.readFileSync(path, 'utf8'), 'keep\n');
+  });
+
+  test('temporaries of dead processes are swept on a write; a live process keeps its own', async () => {
+    const dead = spawnSync(process.execPath, ['-e', 'console.log(process.pid)']).stdout.toString().trim();
+    const stale = join(root, 'sub', `.a.txt.acp-fs-${dead}-7.tmp`);
+    const live = join(root, 'sub', `.a.txt.acp-fs-${process.ppid}-7.tmp`);
+    nodeFs.writeFileSync(stale, 'half');
+    nodeFs.writeFileSync(live, 'busy');
+    await disk.replaceFile(root, join(root, 'sub', 'a.txt'), Buffer.from('swept\n'));
+    assert.ok(!nodeFs.existsSync(stale));
+    assert.ok(nodeFs.existsSync(live));
+    nodeFs.unlinkSync(live);
+  });
+
+  test('through AcpFs: storage: fs.promises reads, writes and refuses hard-linked files', async () => {
+    const fs = new AcpFs({ storage: nodeFs.promises });
+    fs.openSession('s', { cwd: root });
+    const path = join(root, 'sub', 'w.txt');
+    await fs.writeTextFile({ sessionId: 's', path, content: 'one\ntwo\n' });
+    assert.deepEqual(await fs.readTextFile({ sessionId: 's', path, line: 2 }), { content: 'two\n' });
+    nodeFs.linkSync(path, join(base, 'hard.txt'));
+    await assert.rejects(fs.readTextFile({ sessionId: 's', path }), (e) => e.data?.errorKind === 'hard_link' || e.code === 'hard_link');
+    await assert.rejects(fs.readTextFile({ sessionId: 's', path: join(root, 'fifo') }), (e) => e.code === 'not_a_file');
+  });
+});
