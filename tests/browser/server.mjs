@@ -8,7 +8,8 @@ import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SERVED = ['tests/shared/', 'npm/wasm/', 'npm/adapters/', 'tests/browser/', 'bench/', 'out/browser/'];
+// npm/shared/: npm/adapters/node-fs.mjs imports ../shared/node-disk.mjs (browser-safe; browsers never call it).
+const SERVED = ['tests/shared/', 'npm/wasm/', 'npm/adapters/', 'npm/shared/', 'tests/browser/', 'bench/', 'out/browser/'];
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
   '.mjs': 'text/javascript; charset=utf-8',
