@@ -33,7 +33,8 @@ export type WireIo = { op: 'stat'; path: string; follow: boolean } | { op: 'real
   | { op: 'readAt'; file: number; offset: number; length: number }
   | { op: 'makeDirs'; root: string; path: string } | { op: 'write'; root: string; path: string }
   | { op: 'approve'; change: WireChange } | { op: 'writeDocument'; path: string; text: string };
-export type WireAnswer = { metadata: { kind: 'file' | 'directory' | 'symlink' | 'other'; size: number; links?: number };
+export type WireAnswer = { metadata: { kind: 'file' | 'directory' | 'symlink' | 'other'; size: number; links?: number;
+    modifiedMs?: number };
     file?: number | null }
   | { path: string } | { bytes: true } | { done: true } | { approved: boolean }
   | { document: 'buffer' | 'writeThrough' } | { error: { code?: string; name?: string; message?: string } };
@@ -518,7 +519,7 @@ thread_local! {
     /// The keys of a `WireAnswer` and of its `error` / `metadata` objects, as JS strings made
     /// once: every step reads them.
     static ANSWER_KEYS: Keys = keys(&["error", "metadata", "file", "path", "bytes", "done", "approved", "document"]);
-    static INNER_KEYS: Keys = keys(&["code", "name", "message", "kind", "size", "links"]);
+    static INNER_KEYS: Keys = keys(&["code", "name", "message", "kind", "size", "links", "modifiedMs"]);
     static OBJECT_PROTOTYPE: Object = Object::get_prototype_of(&Object::new());
 }
 

@@ -11,7 +11,10 @@ use std::sync::{Arc, Mutex};
 enum Node {
     /// Names that share one `Arc` are hard links to one file; a write replaces the name's
     /// `Arc` (like a rename over it), so an open file keeps the content it was opened with.
-    File(Arc<Vec<u8>>),
+    ///
+    /// The number is the file's version, from the storage's clock: every write gets a new one
+    /// (the modification time the storage reports).
+    File(Arc<Vec<u8>>, u64),
     Dir,
     Symlink(String),
     Special,
@@ -38,6 +41,8 @@ pub struct MemoryStorage {
     /// reads.
     max_read: usize,
     bytes_read: AtomicU64,
+    /// Versions for written files: bumped on every `put` and `write`.
+    clock: AtomicU64,
 }
 
 impl Default for MemoryStorage {
@@ -53,7 +58,13 @@ impl MemoryStorage {
 
     /// A storage that advertises (and only does) `caps`.
     pub fn with_caps(caps: StorageCaps) -> MemoryStorage {
-        MemoryStorage { nodes: Mutex::default(), caps, max_read: usize::MAX, bytes_read: AtomicU64::new(0) }
+        MemoryStorage {
+            nodes: Mutex::default(),
+            caps,
+            max_read: usize::MAX,
+            bytes_read: AtomicU64::new(0),
+            clock: AtomicU64::new(0),
+        }
     }
 
     /// Caps every ranged read at `n` bytes (short reads, as some real storages give).
@@ -69,7 +80,7 @@ impl MemoryStorage {
 
     /// Creates or replaces a file (parents implied).
     pub fn put(&self, path: &str, bytes: impl AsRef<[u8]>) {
-        self.insert(path, Node::File(Arc::new(bytes.as_ref().to_vec())));
+        self.insert(path, Node::File(Arc::new(bytes.as_ref().to_vec()), self.tick()));
     }
 
     /// Makes `path` a hard link to the existing file `existing` (no symlinks followed); false
@@ -77,7 +88,7 @@ impl MemoryStorage {
     pub fn hard_link(&self, path: &str, existing: &str) -> bool {
         let Ok(existing) = AbsPath::parse(existing) else { return false };
         let file = match self.lock().get(existing.as_str()) {
-            Some(node @ Node::File(_)) => node.clone(),
+            Some(node @ Node::File(..)) => node.clone(),
             _ => return false,
         };
         self.insert(path, file);
@@ -103,7 +114,7 @@ impl MemoryStorage {
     pub fn get(&self, path: &str) -> Option<Vec<u8>> {
         let path = AbsPath::parse(path).ok()?;
         match self.lock().get(path.as_str()) {
-            Some(Node::File(b)) => Some(b.to_vec()),
+            Some(Node::File(b, _)) => Some(b.to_vec()),
             _ => None,
         }
     }
@@ -118,10 +129,14 @@ impl MemoryStorage {
         self.lock()
             .iter()
             .filter_map(|(k, n)| match n {
-                Node::File(b) => Some((k.clone(), b.to_vec())),
+                Node::File(b, _) => Some((k.clone(), b.to_vec())),
                 _ => None,
             })
             .collect()
+    }
+
+    fn tick(&self) -> u64 {
+        self.clock.fetch_add(1, Ordering::Relaxed) + 1
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Node>> {
@@ -159,7 +174,7 @@ impl MemoryStorage {
         let nodes = self.lock();
         match self.resolve(&nodes, path, true)? {
             (real, Kind::File(_)) => match nodes.get(real.as_str()) {
-                Some(Node::File(b)) => Ok(f(b)),
+                Some(Node::File(b, _)) => Ok(f(b)),
                 _ => Err(StorageError::not_found(path)),
             },
             (_, Kind::Dir) => Err(StorageError::new(StorageErrorKind::IsADirectory, format!("is a directory: {path}"))),
@@ -180,7 +195,7 @@ enum Kind {
 impl Kind {
     fn of(node: &Node) -> Kind {
         match node {
-            Node::File(b) => Kind::File(b.len() as u64),
+            Node::File(b, _) => Kind::File(b.len() as u64),
             Node::Dir => Kind::Dir,
             Node::Symlink(t) => Kind::Symlink(t.len() as u64),
             Node::Special => Kind::Special,
@@ -234,7 +249,7 @@ fn walk(
 
 /// The names of the file `bytes` belongs to.
 fn links(nodes: &BTreeMap<String, Node>, bytes: &Arc<Vec<u8>>) -> u64 {
-    nodes.values().filter(|n| matches!(n, Node::File(b) if Arc::ptr_eq(b, bytes))).count() as u64
+    nodes.values().filter(|n| matches!(n, Node::File(b, _) if Arc::ptr_eq(b, bytes))).count() as u64
 }
 
 fn root_of(path: &AbsPath) -> AbsPath {
@@ -269,11 +284,11 @@ impl Storage for MemoryStorage {
         let (real, kind) = self.resolve(&nodes, path, follow)?;
         Ok(match kind {
             Kind::File(size) => {
-                let links = match nodes.get(real.as_str()) {
-                    Some(Node::File(bytes)) => links(&nodes, bytes),
-                    _ => 1,
+                let (links, modified) = match nodes.get(real.as_str()) {
+                    Some(Node::File(bytes, version)) => (links(&nodes, bytes), Some(*version)),
+                    _ => (1, None),
                 };
-                Metadata { kind: FileKind::File, size, links }
+                Metadata { kind: FileKind::File, size, links, modified }
             }
             Kind::Dir => Metadata::new(FileKind::Directory, 0),
             Kind::Symlink(size) => Metadata::new(FileKind::Symlink, size),
@@ -316,8 +331,13 @@ impl Storage for MemoryStorage {
                         format!("not a directory: {current}"),
                     ))
                 }
-                Some(Node::File(bytes)) => {
-                    let meta = Metadata { kind: FileKind::File, size: bytes.len() as u64, links: links(&nodes, bytes) };
+                Some(Node::File(bytes, version)) => {
+                    let meta = Metadata {
+                        kind: FileKind::File,
+                        size: bytes.len() as u64,
+                        links: links(&nodes, bytes),
+                        modified: Some(*version),
+                    };
                     return Ok((Some(bytes.clone()), meta));
                 }
                 Some(Node::Dir) => return Ok((None, Metadata::new(FileKind::Directory, 0))),
@@ -374,7 +394,8 @@ impl Storage for MemoryStorage {
         match nodes.get(key.as_str()) {
             Some(Node::Dir) => Err(StorageError::new(StorageErrorKind::IsADirectory, format!("is a directory: {key}"))),
             _ => {
-                nodes.insert(key.as_str().to_owned(), Node::File(Arc::new(bytes.to_vec())));
+                let version = self.tick();
+                nodes.insert(key.as_str().to_owned(), Node::File(Arc::new(bytes.to_vec()), version));
                 Ok(())
             }
         }

@@ -20,12 +20,17 @@ pub struct Metadata {
     /// Hard links to the file (`nlink`); 1 where the storage has no hard links. A regular file
     /// with more than one is also reachable under a name outside the roots (semantics.md §8.2).
     pub links: u64,
+    /// When the file's content last changed, in nanoseconds since the Unix epoch (or any
+    /// clock that moves on every change, such as a version counter); `None` where the storage
+    /// cannot tell. Together with the size it identifies a version of the file for the line
+    /// index (semantics.md §8 "Line index"): a storage without it gets no index.
+    pub modified: Option<u64>,
 }
 
 impl Metadata {
     /// Metadata of something with one link (every storage without hard links).
     pub const fn new(kind: FileKind, size: u64) -> Metadata {
-        Metadata { kind, size, links: 1 }
+        Metadata { kind, size, links: 1, modified: None }
     }
 }
 

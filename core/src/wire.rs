@@ -40,7 +40,7 @@ pub fn io(io: Io) -> (Value, Option<Vec<u8>>) {
 }
 
 /// An answer from its JSON form (bytes beside it for reads):
-/// `{metadata: {kind: "file"|"directory"|"symlink"|"other", size, links?}}`, the same with
+/// `{metadata: {kind: "file"|"directory"|"symlink"|"other", size, links?, modifiedMs?}}`, the same with
 /// `file` (the driver's number for the file it opened) for `open`, `{path}`, `{bytes: true}`,
 /// `{done: true}`, `{approved: bool}`, `{document: "buffer"|"writeThrough"}`, or
 /// `{error: {code?, name?, message?}}` where `code`/`name` are the host error's (`ENOENT`,
@@ -73,7 +73,13 @@ pub fn answer(value: &Value, bytes: Option<Vec<u8>>) -> Result<Answer, AcpFsErro
             None | Some(Value::Null) => 1,
             Some(_) => count("links").ok_or_else(bad)? as u64,
         };
-        let meta = Metadata { kind, size, links };
+        // `modifiedMs` (Node's `mtimeMs`, fractional milliseconds) is optional: without it the
+        // file gets no line index.
+        let modified = match m.get("modifiedMs") {
+            None | Some(Value::Null) => None,
+            Some(_) => Some((count("modifiedMs").ok_or_else(bad)? * 1e6) as u64),
+        };
+        let meta = Metadata { kind, size, links, modified };
         return match obj.get("file") {
             None => Ok(Answer::Metadata(meta)),
             Some(Value::Null) => Ok(Answer::Opened { file: None, meta }),

@@ -235,7 +235,7 @@ fn wire_shapes_round_trip() {
         (
             json!({"metadata": {"kind": "file", "size": 3, "links": 2}}),
             None,
-            Answer::Metadata(Metadata { kind: file, size: 3, links: 2 }),
+            Answer::Metadata(Metadata { kind: file, size: 3, links: 2, modified: None }),
         ),
         (
             json!({"file": 4, "metadata": {"kind": "file", "size": 3}}),

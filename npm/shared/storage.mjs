@@ -54,11 +54,15 @@ function metadata(stats) {
         : 'other';
   const size = Number(stats?.size ?? 0);
   const links = Number(stats?.nlink ?? 1);
+  // The modification time identifies a version of the file for the engine's line index; a
+  // storage without one (no mtimeMs) gets no index and stays correct.
+  const modified = Number(stats?.mtimeMs);
   return {
     metadata: {
       kind,
       size: Number.isFinite(size) && size >= 0 ? size : 0,
       links: Number.isFinite(links) && links >= 1 ? links : 1,
+      ...(Number.isFinite(modified) && modified >= 0 ? { modifiedMs: modified } : {}),
     },
   };
 }

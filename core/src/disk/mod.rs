@@ -251,7 +251,12 @@ fn metadata(meta: &fs::Metadata) -> Metadata {
     let file_type = meta.file_type();
     let links = links_of(meta);
     if file_type.is_file() {
-        Metadata { kind: FileKind::File, size: meta.len(), links }
+        let modified = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .and_then(|d| u64::try_from(d.as_nanos()).ok());
+        Metadata { kind: FileKind::File, size: meta.len(), links, modified }
     } else if file_type.is_dir() {
         Metadata::new(FileKind::Directory, 0)
     } else if file_type.is_symlink() {

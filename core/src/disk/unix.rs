@@ -25,8 +25,16 @@ pub(super) fn open(at: &Beneath) -> Result<(Option<File>, Metadata), StorageErro
     let root = open_root(at).map_err(|e| error(e, "open the root of", at.path))?;
     let fd = open_below(&root, &at.rel, READ).map_err(|e| error(e, "open", at.path))?;
     let st = rfs::fstat(&fd).map_err(|e| error(e, "stat", at.path))?;
-    let meta = metadata_of(rfs::FileType::from_raw_mode(st.st_mode), st.st_size as u64, st.st_nlink as u64);
+    let mut meta = metadata_of(rfs::FileType::from_raw_mode(st.st_mode), st.st_size as u64, st.st_nlink as u64);
+    meta.modified = modified(&st);
     Ok(((meta.kind == FileKind::File).then(|| File::from(fd)), meta))
+}
+
+/// The modification time of an fstat, in nanoseconds since the epoch (none before it).
+#[allow(clippy::unnecessary_cast)] // the field types differ between platforms
+fn modified(st: &rfs::Stat) -> Option<u64> {
+    let secs = u64::try_from(st.st_mtime as i64).ok()?;
+    secs.checked_mul(1_000_000_000)?.checked_add(st.st_mtime_nsec as u64)
 }
 
 /// A whole-file read by path, refusing a final symlink (storages without ranged reads only;
@@ -232,7 +240,7 @@ fn io_error(e: std::io::Error, action: &str, path: &str) -> StorageError {
 
 fn metadata_of(file_type: rfs::FileType, size: u64, links: u64) -> Metadata {
     match file_type {
-        rfs::FileType::RegularFile => Metadata { kind: FileKind::File, size, links },
+        rfs::FileType::RegularFile => Metadata { kind: FileKind::File, size, links, modified: None },
         rfs::FileType::Directory => Metadata::new(FileKind::Directory, 0),
         rfs::FileType::Symlink => Metadata::new(FileKind::Symlink, size),
         _ => Metadata::new(FileKind::Other, 0),
