@@ -257,6 +257,26 @@ export function createAcpFs({ Engine, nativeDisk } = {}) {
     update(path, text) {
       this.open(path, text);
     }
+    /**
+     * The buffer was (re)loaded from storage with `text`, so it matches the file: a change on disk
+     * since the agent read the file is judged on the disk (semantics.md §9).
+     */
+    reloaded(path, text) {
+      requireString(path, 'path');
+      requireString(text, 'text');
+      const err = this.#engine.documentReloaded(path, text);
+      if (err) throw new AcpFsError(err);
+    }
+    /** The buffer was saved: storage holds its text. `false` when it is not open. */
+    saved(path) {
+      requireString(path, 'path');
+      return this.#engine.documentSaved(path);
+    }
+    /** The open document's version (a new one on every open, update, reload and write), or `null`. */
+    version(path) {
+      requireString(path, 'path');
+      return this.#engine.documentVersion(path) ?? null;
+    }
     close(path) {
       requireString(path, 'path');
       this.#engine.closeDocument(path);
@@ -275,6 +295,22 @@ export function createAcpFs({ Engine, nativeDisk } = {}) {
     #hooks;
     /** In-flight `handle()` calls by raw JSON id text, for `$/cancel_request`. */
     #inflight = new InFlight();
+    /**
+     * Writes waiting for their turn on a path (semantics.md §9): the engine keeps the queue; a turn
+     * ends with the operation holding it, so every operation's end wakes the waiters, and each asks
+     * the engine again.
+     */
+    #waiting = [];
+
+    #ended() {
+      const waiting = this.#waiting;
+      this.#waiting = [];
+      for (const wake of waiting) wake();
+    }
+
+    #turn() {
+      return new Promise((resolve) => this.#waiting.push(resolve));
+    }
 
     constructor(options = {}) {
       if (options === null || typeof options !== 'object') throw new TypeError('AcpFs options must be an object');
@@ -464,6 +500,7 @@ export function createAcpFs({ Engine, nativeDisk } = {}) {
       } finally {
         await session?.closeAll();
         op.free?.();
+        this.#ended();
       }
       if (outcome.audit) {
         outcome.audit.durationMs = now() - started;
@@ -500,6 +537,11 @@ export function createAcpFs({ Engine, nativeDisk } = {}) {
             if (step === ABORTED) return cancel();
             if (step.done) return { outcome: step.done, cause: step.done.error && lastError ? lastError : undefined };
             lastError = undefined;
+            if (step.io.op === 'wait') {
+              if ((await race(this.#turn())) === ABORTED) return cancel();
+              step = await race(op.runOnDisk({ done: true }));
+              continue;
+            }
             const answer = await race(
               this.#host(step.io).catch((e) => {
                 lastError = e;
@@ -517,6 +559,11 @@ export function createAcpFs({ Engine, nativeDisk } = {}) {
           }
           lastError = undefined;
           const io = step.io;
+          if (io.op === 'wait') {
+            if ((await race(this.#turn())) === ABORTED) return cancel();
+            step = op.step({ done: true });
+            continue;
+          }
           const result = await race(
             (io.op === 'approve' || io.op === 'writeDocument'
               ? this.#host(io).then((answer) => ({ answer }))

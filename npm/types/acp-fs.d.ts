@@ -131,6 +131,8 @@ export interface ChangeRecord {
   oldText: string | null;
   /** The text as stored: after line-ending conversion, without the BOM. */
   newText: string;
+  /** The file changed since the agent read it and `newText` merges both edits (semantics.md §9). */
+  merged?: true;
 }
 
 /** One request, for the host's audit log (semantics.md §7). */
@@ -172,6 +174,16 @@ export interface AcpFsOptions {
    * hard-link on purpose (pnpm's `node_modules`).
    */
   refuseHardlinks?: boolean;
+  /**
+   * A write to a file that changed since the session's agent read it (semantics.md §9): `'merge'`
+   * (default: a three-way merge, `stale_write` on overlap), `'reject'` (`stale_write` on any
+   * change) or `'overwrite'`.
+   */
+  onConflict?: 'merge' | 'reject' | 'overwrite';
+  /** The read ledger keeps a whole-file read's text up to this size (default 1 MiB; a digest past it). */
+  ledgerFileBytes?: number;
+  /** Each session's read ledger stays under this many bytes (default 16 MiB; least recently used out first). */
+  ledgerSessionBytes?: number;
   /**
    * Asked before every write that passed the policy; the response waits for it (a person may take
    * minutes). `false` rejects the write with `user_rejected`. Absent = approve.
@@ -250,6 +262,7 @@ export type AcpFsErrorCode =
   | 'file_too_large'
   | 'permission_denied'
   | 'user_rejected'
+  | 'stale_write'
   | 'cancelled'
   | 'storage_error'
   | 'internal';
@@ -288,6 +301,12 @@ export interface AcpFsDocuments {
   open(path: string, text: string): void;
   /** Replaces an open document's text. */
   update(path: string, text: string): void;
+  /** The buffer was (re)loaded from storage with `text`: it matches the file (semantics.md §9). */
+  reloaded(path: string, text: string): void;
+  /** The buffer was saved: storage holds its text. `false` when it is not open. */
+  saved(path: string): boolean;
+  /** The document's version: a new one on every open, update, reload and write; `null` when not open. */
+  version(path: string): number | null;
   close(path: string): void;
   /** The open document's text, or `null`. */
   get(path: string): string | null;

@@ -409,6 +409,8 @@ function renderChanges() {
           { class: 'change-head' },
           el('span', { class: 'name', title: record.path }, rel(record.path)),
           el('span', { class: 'badge' }, record.created ? 'created' : 'modified'),
+          // The file changed since the agent read it and acp-fs merged both edits (semantics.md §9).
+          record.merged ? el('span', { class: 'badge', 'data-testid': 'merged' }, 'merged') : null,
           el('span', { class: 'stats' }, `+${stats.added} −${stats.removed}`),
           el('span', { class: 'spacer' }),
           record.undone
