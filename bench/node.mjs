@@ -27,7 +27,7 @@
 
 import { execFileSync } from 'node:child_process';
 import * as nodeFs from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -367,11 +367,15 @@ async function main() {
   const quick = process.argv.includes('--quick');
   const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',') ?? ['windows', 'paging', 'big'];
   const dir = nodeFs.realpathSync(nodeFs.mkdtempSync(join(tmpdir(), 'acpfs-bench-')));
+  // A shared machine's load is part of the numbers: say what it was.
+  const load = () => loadavg().map((l) => l.toFixed(1)).join(', ');
+  console.log(`${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}; load average ${load()} at the start.\n`);
   try {
     nodeFs.writeFileSync(join(dir, 'warm.txt'), 'warm\n');
     if (only.includes('windows')) await windowsSection(dir, quick);
     if (only.includes('paging')) await pagingSection(dir, quick);
     if (only.includes('big')) await bigSection(dir, quick);
+    console.log(`\nLoad average ${load()} at the end.`);
   } finally {
     nodeFs.rmSync(dir, { recursive: true, force: true });
   }
