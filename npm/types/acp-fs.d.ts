@@ -185,6 +185,11 @@ export interface AcpFsOptions {
   /** Each session's read ledger stays under this many bytes (default 16 MiB; least recently used out first). */
   ledgerSessionBytes?: number;
   /**
+   * Memory the line index may hold for all files together (semantics.md §8 "Line index"): windows
+   * deep in a file paged before start at the nearest remembered line. Default 16 MiB; 0 turns it off.
+   */
+  lineIndexBytes?: number;
+  /**
    * Asked before every write that passed the policy; the response waits for it (a person may take
    * minutes). `false` rejects the write with `user_rejected`. Absent = approve.
    */
