@@ -15,7 +15,8 @@ if (!socketPath || !token) {
   process.exit(2);
 }
 
-const socket = connect(socketPath);
+// Half-open: when the agent closes our stdin, the answers still in flight come back first.
+const socket = connect({ path: socketPath, allowHalfOpen: true });
 socket.on('connect', () => {
   socket.write(`${token}\n`);
   process.stdin.pipe(socket);
@@ -30,4 +31,5 @@ socket.on('close', () => {
   process.stdin.destroy();
 });
 process.stdin.on('end', () => socket.end());
+socket.on('end', () => socket.end()); // the editor is done: so are we
 process.stdout.on('error', () => socket.destroy()); // the agent closed our stdout

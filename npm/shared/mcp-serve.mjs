@@ -175,7 +175,8 @@ async function serveStdio(fs, sessionId, name) {
   const sockets = new Set();
   let closed = false;
 
-  const server = net.createServer((socket) => {
+  // Half-open: a relay whose stdin ended (`echo … | relay`) still gets the answers in flight.
+  const server = net.createServer({ allowHalfOpen: true }, (socket) => {
     if (closed) return socket.destroy();
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -190,7 +191,18 @@ async function serveStdio(fs, sessionId, name) {
     socket.setEncoding('utf8');
     let authed = false;
     let buffer = '';
+    let pending = 0;
+    let ended = false;
+    const finish = () => {
+      if (ended && pending === 0 && !socket.destroyed) socket.end();
+    };
+    socket.on('end', () => {
+      ended = true;
+      finish();
+    });
     const timer = setTimeout(() => socket.destroy(), AUTH_TIMEOUT_MS);
+    timer.unref?.();
+    socket.on('close', () => clearTimeout(timer));
     socket.on('data', (chunk) => {
       buffer += chunk;
       let nl;
@@ -205,12 +217,19 @@ async function serveStdio(fs, sessionId, name) {
           continue;
         }
         if (line.trim() === '') continue;
-        mcp.handle(line, { signal: calls.signal }).then(
-          (reply) => {
-            if (reply !== null && !socket.destroyed) socket.write(`${reply}\n`);
-          },
-          () => {},
-        );
+        pending += 1;
+        mcp
+          .handle(line, { signal: calls.signal })
+          .then(
+            (reply) => {
+              if (reply !== null && !socket.destroyed) socket.write(`${reply}\n`);
+            },
+            () => {},
+          )
+          .finally(() => {
+            pending -= 1;
+            finish();
+          });
       }
       if (buffer.length > (authed ? MAX_MESSAGE_BYTES : 1024)) socket.destroy();
     });

@@ -327,6 +327,18 @@ for (const [label, pkg, storage] of packages) {
         assert.equal(got, '');
         assert.deepEqual(seen.audits, [], 'no request reached the engine');
 
+        // `echo request | relay`: stdin ends at once, and the answer still comes back.
+        const piped = spawn(process.execPath, t.server.declaration.args, {
+          env: Object.fromEntries(t.server.declaration.env.map((e) => [e.name, e.value])),
+        });
+        let out = '';
+        piped.stdout.on('data', (c) => (out += c));
+        piped.stdin.end(`${JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'read_text_file', arguments: { path: join(project, 'src', 'main.rs'), line: 3 } } })}\n`);
+        assert.equal(await new Promise((resolve) => piped.on('exit', resolve)), 0);
+        assert.deepEqual(JSON.parse(out), { jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: '}\r\n' }], isError: false } });
+        assert.equal(seen.audits.length, 1);
+        seen.audits.length = 0;
+
         // Connected; then close(): the agent's relay exits, the socket and its directory are gone.
         const client = await t.client();
         assert.equal((await client.listTools()).tools.length, 2);
