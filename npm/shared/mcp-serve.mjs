@@ -164,7 +164,7 @@ async function serveStdio(fs, sessionId, name) {
   let dir = null;
   let socketPath;
   if (windows) {
-    socketPath = `\\\\.\\pipe\\acp-fs-mcp-${secret.slice(0, 16)}-${process.pid}`;
+    socketPath = `\\\\.\\pipe\\acp-fs-mcp-${process.pid}-${(await token()).slice(0, 22)}`; // not derived from the token: pipe names are listable
   } else {
     // mkdtemp makes the directory 0700: only this user can reach the socket at all.
     dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'acp-fs-mcp-'));
