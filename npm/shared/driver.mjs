@@ -5,6 +5,7 @@
 
 import { AcpFsError, cancelledError, fromThrown, internalError, toRequestError } from './error.mjs';
 import { deriveCaps, errorAnswer, hostStorage, StorageSession } from './storage.mjs';
+import { mcpOverAcp, mcpServerFor } from './mcp-acp.mjs';
 
 export { AcpFsError, toRequestError };
 export { deriveCaps } from './storage.mjs';
@@ -436,6 +437,28 @@ export function createAcpFs({ Engine, nativeDisk } = {}) {
         /** Answers one MCP message (a string gives a string, an object an object); `null` for none. */
         handle: (message, options) => answer(message, options?.signal).catch((e) => Promise.reject(fromThrown(e))),
       });
+    }
+
+    /** This session's MCP server on a local transport (Node only; see mcp-serve.mjs). */
+    async serveMcp(sessionId, options) {
+      if (!globalThis.process?.versions?.node) {
+        throw new Error('serveMcp needs Node (it listens on local sockets); in a browser use fs.mcpOverAcp');
+      }
+      // By a specifier bundlers leave alone: browser bundles and the CJS bundle never include it.
+      const where = './mcp-serve.mjs';
+      const { serveMcp } = await import(/* webpackIgnore: true */ /* @vite-ignore */ where);
+      return serveMcp(this, sessionId, options);
+    }
+
+    /** This session's MCP server over the ACP connection itself (`mcp/message`; any host). */
+    mcpOverAcp(sessionId, options) {
+      return mcpOverAcp(this, sessionId, options);
+    }
+
+    /** The transport to declare for this agent: 'acp', 'http' or 'stdio'. */
+    mcpServerFor(sessionId, agentCapabilities) {
+      requireString(sessionId, 'sessionId');
+      return mcpServerFor(agentCapabilities);
     }
 
     async #mcp(sessionId, message, signal, inflight) {
