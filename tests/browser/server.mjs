@@ -8,7 +8,7 @@ import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SERVED = ['tests/shared/', 'npm/wasm/', 'npm/adapters/', 'tests/browser/', 'bench/', 'out/browser/'];
+const SERVED = ['tests/shared/', 'npm/wasm/', 'npm/adapters/', 'npm/shared/', 'tests/browser/', 'bench/', 'out/browser/'];
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
   '.mjs': 'text/javascript; charset=utf-8',
