@@ -95,6 +95,27 @@ impl Engine {
         }
     }
 
+    /// The buffer was reloaded from storage with `text`: it matches the file (semantics.md §9).
+    #[napi(catch_unwind, ts_return_type = "WireError | null")]
+    pub fn document_reloaded(&self, path: String, text: String) -> Value {
+        match self.fs.document_reloaded(&path, &text) {
+            Ok(()) => Value::Null,
+            Err(e) => wire::error(&e),
+        }
+    }
+
+    /// The buffer was saved; false when it is not open.
+    #[napi(catch_unwind)]
+    pub fn document_saved(&self, path: String) -> bool {
+        self.fs.document_saved(&path)
+    }
+
+    /// The open document's version (a new one on every change), or null.
+    #[napi(catch_unwind)]
+    pub fn document_version(&self, path: String) -> Option<f64> {
+        self.fs.document_version(&path).map(|v| v as f64)
+    }
+
     #[napi(catch_unwind)]
     pub fn close_document(&self, path: String) {
         self.fs.close_document(&path);
@@ -539,6 +560,15 @@ impl DiskRun {
         loop {
             step = match step {
                 Step::Io(io @ (Io::Approve { .. } | Io::WriteDocument { .. })) => return to_next(Step::Io(io)),
+                // Another write to the path holds its turn (it may be waiting for a person):
+                // wait on the JS side, not on a pool thread; the driver answers when an
+                // operation of this engine ended (semantics.md §9).
+                Step::Io(Io::Wait { turn, path }) => {
+                    if !turn.is_ready() {
+                        return to_next(Step::Io(Io::Wait { turn, path }));
+                    }
+                    self.inner.advance(Ok(Input::Answer(Answer::Done)))
+                }
                 Step::Done(outcome) => {
                     *files = OpenFiles::default();
                     return Next::Done(wire::outcome(&outcome));

@@ -27,12 +27,14 @@ const WIRE_TYPES: &str = r#"
 export type WireError = { kind: string; code: number; message: string; data: unknown };
 export type WireCaps = { symlinks?: 'none' | 'resolvable' | 'unresolvable'; stat?: boolean;
   rangedReads?: boolean; write?: boolean; makeDirs?: boolean };
-export type WireChange = { sessionId: string; path: string; created: boolean; oldText: string | null; newText: string };
+export type WireChange = { sessionId: string; path: string; created: boolean; oldText: string | null; newText: string;
+  merged?: true };
 export type WireIo = { op: 'stat'; path: string; follow: boolean } | { op: 'realPath'; path: string }
   | { op: 'readAll'; path: string } | { op: 'open'; root: string; path: string }
   | { op: 'readAt'; file: number; offset: number; length: number }
   | { op: 'makeDirs'; root: string; path: string } | { op: 'write'; root: string; path: string }
-  | { op: 'approve'; change: WireChange } | { op: 'writeDocument'; path: string; text: string };
+  | { op: 'approve'; change: WireChange } | { op: 'writeDocument'; path: string; text: string }
+  | { op: 'wait'; path: string };
 export type WireAnswer = { metadata: { kind: 'file' | 'directory' | 'symlink' | 'other'; size: number; links?: number;
     modifiedMs?: number };
     file?: number | null }
@@ -114,6 +116,34 @@ impl Engine {
             self.fs.open_document(&path, &text)
         });
         error_or_null(opened)
+    }
+
+    /// The buffer was reloaded from storage with `text`: it matches the file (semantics.md §9).
+    #[wasm_bindgen(js_name = documentReloaded, unchecked_return_type = "WireError | null")]
+    pub fn document_reloaded(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] path: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    ) -> JsValue {
+        let done = string("path", &path).and_then(|path| {
+            let text = string("text", &text)?;
+            self.fs.document_reloaded(&path, &text)
+        });
+        error_or_null(done)
+    }
+
+    /// The buffer was saved; false when it is not open.
+    #[wasm_bindgen(js_name = documentSaved)]
+    pub fn document_saved(&self, #[wasm_bindgen(unchecked_param_type = "string")] path: JsValue) -> bool {
+        path.as_string().is_some_and(|path| self.fs.document_saved(&path))
+    }
+
+    /// The open document's version (a new one on every change), or `null`.
+    #[wasm_bindgen(js_name = documentVersion, unchecked_return_type = "number | null")]
+    pub fn document_version(&self, #[wasm_bindgen(unchecked_param_type = "string")] path: JsValue) -> JsValue {
+        path.as_string()
+            .and_then(|path| self.fs.document_version(&path))
+            .map_or(JsValue::NULL, |v| JsValue::from(v as f64))
     }
 
     #[wasm_bindgen(js_name = closeDocument)]

@@ -1,12 +1,11 @@
 //! Roots, deny rules and real-path containment (semantics.md §3, §8).
 
-use crate::engine::Shared;
+use crate::engine::{Document, Shared};
 use crate::error::{AcpFsError, ErrorKind};
 use crate::io::{Answer, Io};
 use crate::operation::Channel;
 use crate::path::AbsPath;
 use crate::storage::{StorageError, StorageErrorKind, Symlinks};
-use std::sync::Arc;
 
 /// A path that passed every check.
 pub(crate) struct Target {
@@ -118,7 +117,7 @@ fn lexical_root(roots: &[AbsPath], path: &AbsPath) -> AbsPath {
 /// The open document that shows the target's file, with the name the host opened it under:
 /// the requested path, the real path, or another name (a symlink) that resolves to the same
 /// real path, so a buffer is found whichever name the agent and the user each used.
-pub(crate) async fn document(shared: &Shared, io: &Channel, target: &Target) -> Option<(AbsPath, Arc<str>)> {
+pub(crate) async fn document(shared: &Shared, io: &Channel, target: &Target) -> Option<(AbsPath, Document)> {
     for name in [&target.requested, &target.real] {
         if let Some(text) = shared.document(name) {
             return Some((name.clone(), text));

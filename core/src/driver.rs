@@ -62,6 +62,11 @@ pub fn perform<S: Storage>(storage: &S, host: &impl Host, files: &mut OpenFiles<
             storage.write(&root, &path, &bytes).into()
         }
         Io::Approve { change } => Answer::Approved(host.approve(&change)),
+        // Blocks this thread until the other write to the path has ended.
+        Io::Wait { turn, .. } => {
+            turn.wait();
+            Answer::Done
+        }
         Io::WriteDocument { path, text } => Answer::Document(host.write_document(&path, &text)),
     }
 }
@@ -105,6 +110,10 @@ pub async fn run_async<S: AsyncStorage>(mut op: Operation, storage: &S, host: &i
                         storage.write(&root, &path, &bytes).await.into()
                     }
                     Io::Approve { change } => Answer::Approved(host.approve(&change).await),
+                    Io::Wait { turn, .. } => {
+                        turn.ready().await;
+                        Answer::Done
+                    }
                     Io::WriteDocument { path, text } => Answer::Document(host.write_document(&path, &text).await),
                 };
                 op.resume(answer)

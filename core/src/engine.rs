@@ -2,6 +2,7 @@
 
 use crate::error::AcpFsError;
 use crate::index::LineIndex;
+use crate::ledger::{self, Ledgers, Limits, Seen, Turns};
 use crate::operation::Operation;
 use crate::options::{Options, Policy};
 use crate::params::Echo;
@@ -11,15 +12,31 @@ use crate::storage::StorageCaps;
 use crate::{read, write};
 use serde_json::Value;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 pub(crate) struct Shared {
     pub policy: Policy,
     pub caps: StorageCaps,
     sessions: RwLock<HashMap<String, Arc<[AbsPath]>>>,
-    documents: RwLock<HashMap<String, Arc<str>>>,
+    documents: RwLock<HashMap<String, Document>>,
+    /// Versions for documents: every open, update, reload and write gets a new one.
+    document_clock: AtomicU64,
     /// Remembered line starts per file (semantics.md §8 "Line index").
     line_index: Mutex<LineIndex>,
+    /// What each session's agent saw of each file (semantics.md §9).
+    pub ledgers: Ledgers,
+    /// One write at a time per real path (semantics.md §9).
+    pub turns: Arc<Turns>,
+}
+
+/// An open document: its text, its version, and whether it matches storage (the host said it
+/// was saved or reloaded, and nobody typed since).
+#[derive(Clone)]
+pub(crate) struct Document {
+    pub text: Arc<str>,
+    pub version: u64,
+    pub clean: bool,
 }
 
 /// The acp-fs engine for one storage: cheap to clone, shareable across threads.
@@ -51,6 +68,9 @@ impl AcpFs {
             sessions: RwLock::default(),
             documents: RwLock::default(),
             line_index: Mutex::default(),
+            document_clock: AtomicU64::new(0),
+            ledgers: Ledgers::default(),
+            turns: Arc::default(),
         };
         Ok(AcpFs { shared: Arc::new(shared) })
     }
@@ -78,16 +98,52 @@ impl AcpFs {
         Ok(())
     }
 
+    /// Forgets the session: its roots and its read ledger (semantics.md §9).
     pub fn close_session(&self, session_id: &str) {
         write_lock(&self.shared.sessions).remove(session_id);
+        self.shared.ledgers.drop_session(session_id);
     }
 
     /// Registers (or replaces) an open document's unsaved text: reads prefer it, writes to it
-    /// go through the host's choice.
+    /// go through the host's choice. Every call gives the document a new version (see
+    /// [`AcpFs::document_version`]); the buffer counts as unsaved until the host says
+    /// [`AcpFs::document_saved`] or [`AcpFs::document_reloaded`].
     pub fn open_document(&self, path: &str, text: &str) -> Result<(), AcpFsError> {
+        self.put_document(path, text, false).map(|_| ())
+    }
+
+    /// The buffer was reloaded from storage with `text` (or opened from it): it matches the
+    /// file, so a change on disk since the agent read it is judged on the disk (§9).
+    pub fn document_reloaded(&self, path: &str, text: &str) -> Result<(), AcpFsError> {
+        self.put_document(path, text, true).map(|_| ())
+    }
+
+    /// The buffer was saved: storage now holds its text. False when it is not open.
+    pub fn document_saved(&self, path: &str) -> bool {
+        let Ok(path) = AbsPath::parse(path) else { return false };
+        match write_lock(&self.shared.documents).get_mut(path.as_str()) {
+            Some(doc) => {
+                doc.clean = true;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The open document's version: it changes on every open, update, reload and write.
+    pub fn document_version(&self, path: &str) -> Option<u64> {
+        let path = AbsPath::parse(path).ok()?;
+        read_lock(&self.shared.documents).get(path.as_str()).map(|d| d.version)
+    }
+
+    fn put_document(&self, path: &str, text: &str, clean: bool) -> Result<u64, AcpFsError> {
         let path = AbsPath::parse(path).map_err(|why| AcpFsError::invalid_params("path", why))?;
-        write_lock(&self.shared.documents).insert(path.as_str().to_owned(), Arc::from(text));
-        Ok(())
+        Ok(self.shared.put_document(&path, text, clean))
+    }
+
+    /// `(files, bytes)` the session's read ledger holds (bounded by `ledgerSessionBytes`).
+    pub fn ledger_usage(&self, session_id: &str) -> (usize, usize) {
+        self.shared.ledgers.usage(session_id)
     }
 
     pub fn close_document(&self, path: &str) {
@@ -99,7 +155,7 @@ impl AcpFs {
     /// The open document's current text.
     pub fn document(&self, path: &str) -> Option<String> {
         let path = AbsPath::parse(path).ok()?;
-        self.shared.document(&path).map(|t| t.to_string())
+        self.shared.document(&path).map(|d| d.text.to_string())
     }
 
     /// The effective root set of a session (its own, or the default policy's), normalized.
@@ -173,12 +229,12 @@ impl Shared {
         }
     }
 
-    pub fn document(&self, path: &AbsPath) -> Option<Arc<str>> {
+    pub fn document(&self, path: &AbsPath) -> Option<Document> {
         read_lock(&self.documents).get(path.as_str()).cloned()
     }
 
     /// Every open document, by the name the host opened it under.
-    pub fn documents(&self) -> Vec<(AbsPath, Arc<str>)> {
+    pub fn documents(&self) -> Vec<(AbsPath, Document)> {
         read_lock(&self.documents).iter().filter_map(|(k, v)| Some((AbsPath::parse(k).ok()?, v.clone()))).collect()
     }
 
@@ -186,8 +242,23 @@ impl Shared {
         self.line_index.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    pub fn set_document(&self, path: &AbsPath, text: &str) {
-        write_lock(&self.documents).insert(path.as_str().to_owned(), Arc::from(text));
+    /// Sets a document's text with a new version; `clean`: it matches storage.
+    pub fn put_document(&self, path: &AbsPath, text: &str, clean: bool) -> u64 {
+        let version = self.document_clock.fetch_add(1, Ordering::Relaxed) + 1;
+        let doc = Document { text: Arc::from(text), version, clean };
+        write_lock(&self.documents).insert(path.as_str().to_owned(), doc);
+        version
+    }
+
+    /// Remembers what the session's agent now knows of the file at `real`.
+    pub fn remember(&self, session_id: &str, real: &AbsPath, seen: Seen, document: Option<u64>) {
+        let opts = &self.policy.options;
+        let limits = Limits {
+            file: usize::try_from(opts.ledger_file_bytes).unwrap_or(usize::MAX),
+            session: usize::try_from(opts.ledger_session_bytes).unwrap_or(usize::MAX),
+        };
+        let opened = read_lock(&self.sessions).contains_key(session_id);
+        self.ledgers.record(session_id, opened, ledger::key(real), seen, document, limits);
     }
 }
 

@@ -35,6 +35,7 @@ pub enum ErrorKind {
     FileTooLarge,
     PermissionDenied,
     UserRejected,
+    StaleWrite,
     Cancelled,
     StorageError,
     Internal,
@@ -42,7 +43,7 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// Every kind, in table order.
-    pub const ALL: [ErrorKind; 18] = [
+    pub const ALL: [ErrorKind; 19] = [
         ErrorKind::ParseError,
         ErrorKind::InvalidRequest,
         ErrorKind::MethodNotFound,
@@ -58,6 +59,7 @@ impl ErrorKind {
         ErrorKind::FileTooLarge,
         ErrorKind::PermissionDenied,
         ErrorKind::UserRejected,
+        ErrorKind::StaleWrite,
         ErrorKind::Cancelled,
         ErrorKind::StorageError,
         ErrorKind::Internal,
@@ -86,6 +88,7 @@ impl ErrorKind {
             ErrorKind::FileTooLarge => "file_too_large",
             ErrorKind::PermissionDenied => "permission_denied",
             ErrorKind::UserRejected => "user_rejected",
+            ErrorKind::StaleWrite => "stale_write",
             ErrorKind::Cancelled => "cancelled",
             ErrorKind::StorageError => "storage_error",
             ErrorKind::Internal => "internal",

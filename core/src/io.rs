@@ -1,5 +1,6 @@
 //! The sans-IO vocabulary: what an operation needs next, and the host's answer.
 
+use crate::ledger::Turn;
 use crate::record::{ChangeRecord, DocumentWrite};
 use crate::storage::{Metadata, StorageError};
 use crate::Outcome;
@@ -49,6 +50,14 @@ pub enum Io {
     /// Ask the host to approve a write; may take as long as a person needs.
     Approve {
         change: ChangeRecord,
+    },
+    /// A write waits for its turn on `path` (another write to the same real path is in
+    /// progress): answer [`Answer::Done`] once [`Turn::wait`] / [`Turn::ready`] return, or,
+    /// for a driver that cannot reach the `Turn`, after another operation of the engine ended
+    /// (the operation asks again if its turn has not come).
+    Wait {
+        path: String,
+        turn: Turn,
     },
     /// A write targets an open document: ask the host what to do with it.
     WriteDocument {

@@ -43,6 +43,7 @@ mod error;
 mod file;
 mod index;
 mod io;
+mod ledger;
 pub mod mcp;
 mod memory;
 mod operation;
@@ -66,9 +67,10 @@ pub use engine::AcpFs;
 pub use error::{codes, AcpFsError, ErrorKind};
 pub use file::{FIRST_CHUNK, MAX_CHUNK};
 pub use io::{Answer, Bytes, FileId, Io, Step};
+pub use ledger::Turn;
 pub use memory::MemoryStorage;
 pub use operation::{Operation, Outcome};
-pub use options::{LineEndings, Options, PastEnd, DEFAULT_DENY};
+pub use options::{LineEndings, OnConflict, Options, PastEnd, DEFAULT_DENY};
 pub use protocol::{
     FileSystemCapability, ReadTextFileRequest, ReadTextFileResponse, Response, WriteTextFileRequest,
     WriteTextFileResponse, PROTOCOL_VERSION, READ_TEXT_FILE, WRITE_TEXT_FILE,

@@ -120,6 +120,12 @@ impl MemoryStorage {
         }
     }
 
+    /// Removes the file (or empty name) at `path`, not following a final symlink; false when
+    /// nothing was there.
+    pub fn remove(&self, path: &str) -> bool {
+        AbsPath::parse(path).is_ok_and(|p| self.lock().remove(p.as_str()).is_some())
+    }
+
     /// Whether anything exists at `path` (not following a final symlink).
     pub fn exists(&self, path: &str) -> bool {
         AbsPath::parse(path).is_ok_and(|p| p.is_root() || self.lock().contains_key(p.as_str()))

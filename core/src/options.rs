@@ -27,6 +27,20 @@ pub enum LineEndings {
     AsIs,
 }
 
+/// What a write does to a file that changed since the session's agent read it (semantics.md §9).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum OnConflict {
+    /// A three-way merge of what the agent read, what is there now and the agent's content;
+    /// overlapping edits are refused (`stale_write`).
+    #[default]
+    Merge,
+    /// Any change since the read refuses the write (`stale_write`).
+    Reject,
+    /// The agent's content replaces whatever is there.
+    Overwrite,
+}
+
 /// Engine options. Deserializes from the camelCase JSON the JS packages take.
 ///
 /// ```
@@ -70,6 +84,12 @@ pub struct Options {
     /// Memory the line index may hold, for all files together (semantics.md §8 "Line
     /// index"); the least recently used files are forgotten first. 0 turns it off.
     pub line_index_bytes: u64,
+    /// Stale writes (semantics.md §9): `merge` (default), `reject` or `overwrite`.
+    pub on_conflict: OnConflict,
+    /// The read ledger keeps a whole-file read's text up to this size (a digest beyond it).
+    pub ledger_file_bytes: u64,
+    /// Each session's read ledger stays under this many bytes (least recently used first out).
+    pub ledger_session_bytes: u64,
 }
 
 /// The default deny list (semantics.md §3).
@@ -92,6 +112,9 @@ impl Default for Options {
             extra_roots: Vec::new(),
             refuse_hardlinks: true,
             line_index_bytes: 16 * 1024 * 1024,
+            on_conflict: OnConflict::Merge,
+            ledger_file_bytes: 1024 * 1024,
+            ledger_session_bytes: 16 * 1024 * 1024,
         }
     }
 }

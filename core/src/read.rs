@@ -6,6 +6,7 @@ use crate::error::{AcpFsError, ErrorKind};
 use crate::file::{self, ChunkReader, MAX_CHUNK};
 use crate::index::Identity;
 use crate::io::{Answer, Io};
+use crate::ledger::Seen;
 use crate::operation::{Channel, Done};
 use crate::options::PastEnd;
 use crate::params;
@@ -23,21 +24,28 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
     contain::lexical(&shared, &roots, &p.path, false)?;
     let target = contain::resolve(&shared, &io, &roots, p.path, false).await?;
     let window = Window::new(u64::from(p.line), p.limit.map(u64::from), opts.max_read_bytes);
+    // What the agent will have seen, for the read ledger (semantics.md §9).
+    let (whole_file, mut seen, mut document) = (window.is_whole_file(), None, None);
 
     // Reads prefer what the user sees: the open buffer, under whichever name it was opened.
     let content = match contain::document(&shared, &io, &target).await {
         Some((_, doc)) => {
             let mut window = window;
-            window.feed(doc.as_bytes()).and_then(|()| window.finish())
+            (seen, document) = (Some(Seen::digest(doc.text.as_bytes())), Some(doc.version));
+            window.feed(doc.text.as_bytes()).and_then(|()| window.finish())
         }
-        None if shared.caps.ranged_reads => stream(&shared, &io, &target, window).await?,
-        None => whole(&shared, &io, &target, window).await?,
+        None if shared.caps.ranged_reads => stream(&shared, &io, &target, window, &mut seen).await?,
+        None => whole(&shared, &io, &target, window, &mut seen).await?,
     };
     let content = match content {
         Ok(text) => text,
         Err(WindowError::PastEnd { .. }) if opts.past_end == PastEnd::Empty => String::new(),
         Err(e) => return Err(window_error(e, &target.requested, opts.max_read_bytes)),
     };
+    let seen = if whole_file { Some(Seen::Text(Arc::from(content.as_str()))) } else { seen };
+    if let Some(seen) = seen {
+        shared.remember(&p.session_id, &target.real, seen, document);
+    }
     let bytes = content.len() as u64;
     Ok(Done { response: Response::Read(ReadTextFileResponse { content, meta: None }), change: None, bytes })
 }
@@ -61,10 +69,12 @@ async fn whole(
     io: &Channel,
     target: &Target,
     mut window: Window,
+    seen: &mut Option<Seen>,
 ) -> Result<Result<String, WindowError>, AcpFsError> {
     let max = shared.policy.options.max_read_bytes;
     let path = target.real.as_str();
     let fail = |e| storage_error(e, &target.requested);
+    let mut modified = None;
     if shared.caps.stat {
         let meta = match io.ask(Io::Stat { path: path.to_owned(), follow: true }).await {
             Answer::Metadata(m) => m,
@@ -73,6 +83,7 @@ async fn whole(
         };
         file::check(shared, &meta, &target.requested)?;
         fits(&window, meta.size, max, &target.requested)?;
+        modified = meta.modified;
     }
     let bytes = match io.ask(Io::ReadAll { path: path.to_owned() }).await {
         Answer::Bytes(b) => b,
@@ -83,8 +94,10 @@ async fn whole(
     fits(&window, bytes.len() as u64, max, &target.requested)?;
     let encoding = sniff(&bytes, &target.requested)?;
     if !encoding.is_utf8() {
+        *seen = Some(Seen::Identity { size: bytes.len() as u64, modified });
         return utf16(&bytes, encoding, max, &target.requested, window);
     }
+    *seen = Some(Seen::digest(&bytes[encoding.bom_len()..]));
     Ok(window.feed(&bytes[encoding.bom_len()..]).and_then(|()| window.finish()))
 }
 
@@ -95,10 +108,12 @@ async fn stream(
     io: &Channel,
     target: &Target,
     window: Window,
+    seen: &mut Option<Seen>,
 ) -> Result<Result<String, WindowError>, AcpFsError> {
     let max = shared.policy.options.max_read_bytes;
     let requested = &target.requested;
     let (file, meta) = file::open(io, target).await.map_err(|e| storage_error(e, requested))?;
+    *seen = Some(Seen::identity(&meta));
     file::check(shared, &meta, requested)?;
     fits(&window, meta.size, max, requested)?;
 

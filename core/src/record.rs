@@ -13,6 +13,10 @@ pub struct ChangeRecord {
     pub old_text: Option<String>,
     /// The text as stored: after line-ending conversion, without the BOM.
     pub new_text: String,
+    /// The file had changed since the agent read it and `new_text` is the three-way merge of
+    /// both edits (semantics.md §9); only sent when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub merged: bool,
 }
 
 /// The host's choice for a write that targets an open document.

@@ -22,7 +22,8 @@ use serde_json::{json, Map, Value};
 ///
 /// `op` is one of `stat {path, follow}`, `realPath {path}`, `readAll {path}`,
 /// `open {root, path}`, `readAt {file, offset, length}`, `makeDirs {root, path}`,
-/// `write {root, path}` (bytes beside), `approve {change}`, `writeDocument {path, text}`.
+/// `write {root, path}` (bytes beside), `approve {change}`, `writeDocument {path, text}`,
+/// `wait {path}` (answer `{done: true}` after another operation of the engine ended).
 pub fn io(io: Io) -> (Value, Option<Vec<u8>>) {
     match io {
         Io::Stat { path, follow } => (json!({"op": "stat", "path": path, "follow": follow}), None),
@@ -36,6 +37,7 @@ pub fn io(io: Io) -> (Value, Option<Vec<u8>>) {
         Io::Write { root, path, bytes } => (json!({"op": "write", "root": root, "path": path}), Some(bytes)),
         Io::Approve { change } => (json!({"op": "approve", "change": change}), None),
         Io::WriteDocument { path, text } => (json!({"op": "writeDocument", "path": path, "text": text}), None),
+        Io::Wait { path, .. } => (json!({"op": "wait", "path": path}), None),
     }
 }
 

@@ -5,14 +5,15 @@ use crate::engine::Shared;
 use crate::error::{AcpFsError, ErrorKind};
 use crate::file::{self, ChunkReader};
 use crate::io::{Answer, Io};
+use crate::ledger::{self, Current, Seen};
 use crate::operation::{Channel, Done};
-use crate::options::LineEndings;
+use crate::options::{LineEndings, OnConflict};
 use crate::params;
 use crate::path::AbsPath;
 use crate::protocol::{Response, WriteTextFileResponse, WRITE_TEXT_FILE};
 use crate::read::{self, too_large};
 use crate::record::{ChangeRecord, DocumentWrite};
-use crate::storage::StorageErrorKind;
+use crate::storage::{Metadata, StorageErrorKind};
 use crate::text::{self, Encoding};
 use serde_json::Value;
 use std::sync::Arc;
@@ -21,6 +22,8 @@ use std::sync::Arc;
 struct Existing {
     encoding: Encoding,
     text: String,
+    /// The storage's metadata, when it gave one.
+    meta: Option<Metadata>,
 }
 
 pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Result<Done, AcpFsError> {
@@ -36,16 +39,33 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
     }
     let target = contain::resolve(&shared, &io, &roots, p.path, true).await?;
     let requested = &target.requested;
+
+    // One write at a time per real path (semantics.md §9): everything below, from reading what
+    // is there to writing, happens in this write's turn; the ticket leaves the queue when the
+    // operation ends, however it ends.
+    let ticket = shared.turns.enter(ledger::key(&target.real));
+    while !ticket.ready() {
+        match io.ask(Io::Wait { path: target.real.as_str().to_owned(), turn: ticket.waiter() }).await {
+            Answer::Done => {}
+            other => return Err(storage_error(unexpected("wait", &other), requested)),
+        }
+    }
+
     let existing = existing(&shared, &io, &target).await?;
     // The buffer the user sees, under whichever name the host opened it (semantics.md §8.2).
     let document = contain::document(&shared, &io, &target).await;
     let (document_name, document) = match document {
-        Some((name, text)) => (Some(name), Some(text)),
+        Some((name, doc)) => (Some(name), Some(doc)),
         None => (None, None),
+    };
+    // What the agent read of this file in this session; `None`: a blind write.
+    let seen = match opts.on_conflict {
+        OnConflict::Overwrite => None,
+        _ => shared.ledgers.get(&p.session_id, &ledger::key(&target.real)),
     };
 
     // The text the user sees is what the write replaces: the open buffer first.
-    let old_text = document.as_deref().map(str::to_owned).or_else(|| existing.as_ref().map(|e| e.text.clone()));
+    let old_text = document.as_ref().map(|d| d.text.to_string()).or_else(|| existing.as_ref().map(|e| e.text.clone()));
     let encoding = match &existing {
         Some(e) => e.encoding,
         None if p.content.starts_with('\u{FEFF}') => Encoding::Utf8Bom,
@@ -54,9 +74,31 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
     let crlf = opts.line_endings == LineEndings::Preserve
         && old_text.as_deref().is_some_and(text::uses_crlf)
         && !p.content.contains('\r');
-    let new_text =
+    let mut new_text =
         if crlf { text::to_crlf(text::strip_bom(&p.content)) } else { text::strip_bom(&p.content).to_owned() };
     let created = existing.is_none() && document.is_none();
+
+    // Stale writes (semantics.md §9): the file changed since the agent read it.
+    let mut merged = false;
+    if let Some((seen, seen_doc)) = &seen {
+        let now = current(document.as_ref(), existing.as_ref());
+        if ledger::changed(seen, *seen_doc, &now) {
+            let base = match (opts.on_conflict, seen, now.text) {
+                (OnConflict::Merge, Seen::Text(base), Some(now)) => Some((base, now)),
+                _ => None,
+            };
+            let Some((base, now)) = base else {
+                return Err(stale(requested, opts.on_conflict, seen));
+            };
+            match ledger::merge(base, now, &new_text) {
+                Some(text) => {
+                    merged = text != new_text;
+                    new_text = text;
+                }
+                None => return Err(stale(requested, OnConflict::Merge, seen)),
+            }
+        }
+    }
 
     let parents_missing = target.missing.map(|m| m > 1);
     if existing.is_none() && !opts.create_parents && parents_missing == Some(true) {
@@ -69,6 +111,7 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
         created,
         old_text,
         new_text,
+        merged,
     };
     match io.ask(Io::Approve { change: change.clone() }).await {
         Answer::Approved(true) => {}
@@ -77,6 +120,29 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
         }
         other => return Err(storage_error(unexpected("approve", &other), requested)),
     }
+    // An approval may take minutes, and no write of acp-fs can come in between (the turn), but
+    // the user can type and a formatter can rewrite the disk: what was approved is written only
+    // over the text the approval showed.
+    if seen.is_some() {
+        let moved = match (&document_name, &document) {
+            (Some(name), Some(before)) => shared.document(name).is_none_or(|d| d.version != before.version),
+            _ => {
+                let again = self::existing(&shared, &io, &target).await?;
+                again.map(|e| e.text) != existing.as_ref().map(|e| e.text.clone())
+            }
+        };
+        if moved {
+            return Err(AcpFsError::denied(
+                ErrorKind::StaleWrite,
+                requested.as_str(),
+                "the file changed while this write waited for approval; nothing was written. \
+                 Read the file again and redo the edit on what it holds now",
+            ));
+        }
+    }
+    let remember = |shared: &Shared, document: Option<u64>| {
+        shared.remember(&p.session_id, &target.real, Seen::Text(Arc::from(change.new_text.as_str())), document);
+    };
 
     if let Some(name) = &document_name {
         let decision =
@@ -87,8 +153,9 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
             Answer::Document(DocumentWrite::WriteThrough) => true,
             other => return Err(storage_error(unexpected("write_document", &other), requested)),
         };
-        shared.set_document(name, &change.new_text);
+        let version = shared.put_document(name, &change.new_text, through);
         if !through {
+            remember(&shared, Some(version));
             return Ok(done(change));
         }
     }
@@ -111,10 +178,43 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
     // this carry the old identity, which the new version does not match.
     shared.line_index().forget(target.real.as_str());
     match answer {
-        Answer::Done => Ok(done(change)),
+        Answer::Done => {
+            remember(&shared, None);
+            drop(ticket);
+            Ok(done(change))
+        }
         Answer::Err(e) => Err(write_error(e, requested)),
         other => Err(storage_error(unexpected("write", &other), requested)),
     }
+}
+
+/// What is there now: the open buffer unless the host said it matches storage.
+fn current<'a>(document: Option<&'a crate::engine::Document>, existing: Option<&'a Existing>) -> Current<'a> {
+    match document {
+        Some(doc) => Current {
+            text: Some(&doc.text),
+            meta: if doc.clean { existing.and_then(|e| e.meta) } else { None },
+            document: Some(doc.version),
+        },
+        None => {
+            Current { text: existing.map(|e| e.text.as_str()), meta: existing.and_then(|e| e.meta), document: None }
+        }
+    }
+}
+
+/// `stale_write`: the agent's picture of the file is out of date; nothing was written.
+fn stale(requested: &AbsPath, mode: OnConflict, seen: &Seen) -> AcpFsError {
+    let why = match (mode, seen) {
+        (OnConflict::Reject, _) => "the file changed since you read it (onConflict: reject)",
+        (_, Seen::Text(_)) => "the file changed since you read it and those changes overlap your edit",
+        (_, Seen::Digest { .. }) => "the file changed since you read it, and it was too large to keep a merge base",
+        (_, Seen::Identity { .. }) => "the file changed since you read part of it (a windowed read cannot be merged)",
+    };
+    AcpFsError::denied(
+        ErrorKind::StaleWrite,
+        requested.as_str(),
+        format!("{why}; nothing was written. Read the file again and redo the edit on what it holds now"),
+    )
 }
 
 fn done(change: ChangeRecord) -> Done {
@@ -133,6 +233,7 @@ async fn existing(shared: &Shared, io: &Channel, target: &Target) -> Result<Opti
             "the existing file is larger than maxReadBytes, so it cannot be replaced safely",
         )
     };
+    let mut known = None;
     let bytes = if shared.caps.ranged_reads {
         let (file, meta) = match file::open(io, target).await {
             Ok(opened) => opened,
@@ -151,6 +252,7 @@ async fn existing(shared: &Shared, io: &Channel, target: &Target) -> Result<Opti
                 return Err(too_large());
             }
         }
+        known = Some(meta);
         bytes
     } else {
         if shared.caps.stat {
@@ -160,6 +262,7 @@ async fn existing(shared: &Shared, io: &Channel, target: &Target) -> Result<Opti
                     if m.size > max.saturating_add(3) {
                         return Err(too_large());
                     }
+                    known = Some(m);
                 }
                 Answer::Err(e) if e.kind == StorageErrorKind::NotFound => return Ok(None),
                 Answer::Err(e) => return Err(write_error(e, requested)),
@@ -178,7 +281,7 @@ async fn existing(shared: &Shared, io: &Channel, target: &Target) -> Result<Opti
     }
     // Never replace what could not be read as text: the agent cannot have seen it.
     let (encoding, text) = text::decode(&bytes).map_err(|e| read::not_text(e, requested))?;
-    Ok(Some(Existing { encoding, text }))
+    Ok(Some(Existing { encoding, text, meta: known }))
 }
 
 /// Like [`storage_error`], but a parent that is a file makes the target "not a file".

@@ -414,7 +414,10 @@ impl Tally {
 
 /// Clean refusals while the disk moves; anything else (an internal error, a parse error, a
 /// window past the end of a file that never shrinks) is a bug.
-const CLEAN: [ErrorKind; 5] = [
+// A stale write is the session's own read going out of date while the disk moves: refused,
+// nothing written (semantics.md §9).
+const CLEAN: [ErrorKind; 6] = [
+    ErrorKind::StaleWrite,
     ErrorKind::SymlinkEscape,
     ErrorKind::NotFound,
     ErrorKind::StorageError,

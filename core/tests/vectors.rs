@@ -177,33 +177,36 @@ fn run_vector(v: &Value, ranged: bool, fails: &mut Vec<String>) {
                 None => fails.push(format!("{where_}: want an error reply, got {got:?}")),
             }
         }
-    } else {
-        let request = &v["request"];
-        let method = request["method"].as_str().expect("request.method");
-        let params = request.get("params").cloned().unwrap_or(Value::Null);
-        let Some(op) = fs.request(method, params) else {
-            return fails.push(format!("{where_}: {method} is not an fs method"));
-        };
-        let outcome = acp_fs::run(op, &storage, &host);
-        match (&outcome.result, expect.get("result"), expect.get("error")) {
-            (Ok(r), Some(want), None) => {
-                if r.to_json() != *want {
-                    fails.push(format!("{where_}: result: want {want} got {}", r.to_json()));
+    } else if let Some(steps) = v.get("steps").and_then(Value::as_array) {
+        for (i, step) in steps.iter().enumerate() {
+            let at = format!("{where_} step {i}");
+            if step.get("request").is_some() {
+                let Some(op) = start(&fs, step, &at, fails) else { return };
+                check_outcome(&at, &acp_fs::run(op, &storage, &host), step.get("expect").unwrap_or(&json!({})), fails);
+            } else if let Some(edit) = step.get("edit") {
+                apply_edit(&fs, &storage, edit);
+            } else if let Some(path) = step.get("documentSaved").and_then(Value::as_str) {
+                assert!(fs.document_saved(path), "{at}: documentSaved: {path} is not open");
+            } else if let Some(session) = step.get("closeSession").and_then(Value::as_str) {
+                fs.close_session(session);
+            } else if let Some(open) = step.get("openSession") {
+                fs.open_session(open["id"].as_str().unwrap(), open["cwd"].as_str().unwrap(), &[]).unwrap();
+            } else if let Some(group) = step.get("together").and_then(Value::as_array) {
+                let mut ops = Vec::new();
+                for r in group {
+                    let Some(op) = start(&fs, r, &at, fails) else { return };
+                    ops.push(op);
                 }
-            }
-            (Err(e), None, Some(want)) => check_error(&where_, want, &e.to_json_rpc(), fails),
-            (got, _, _) => fails.push(format!(
-                "{where_}: want {} got {}",
-                expect.get("result").or(expect.get("error")).unwrap_or(&Value::Null),
-                got.as_ref().map(|r| r.to_json()).unwrap_or_else(|e| e.to_json_rpc())
-            )),
-        }
-        if let Some(want) = expect.get("change") {
-            let got = serde_json::to_value(&outcome.change).unwrap();
-            if *want != got {
-                fails.push(format!("{where_}: change: want {want} got {got}"));
+                for (j, (outcome, r)) in together(ops, &storage, &host).iter().zip(group).enumerate() {
+                    check_outcome(&format!("{at}.{j}"), outcome, r.get("expect").unwrap_or(&json!({})), fails);
+                }
+            } else {
+                panic!("{at}: unknown step {step}");
             }
         }
+    } else {
+        let Some(op) = start(&fs, v, &where_, fails) else { return };
+        check_outcome(&where_, &acp_fs::run(op, &storage, &host), expect, fails);
     }
 
     if let Some(files) = expect.get("files").and_then(Value::as_object) {
@@ -241,6 +244,85 @@ fn run_vector(v: &Value, ranged: bool, fails: &mut Vec<String>) {
             }
         }
     }
+}
+
+fn start(fs: &AcpFs, v: &Value, where_: &str, fails: &mut Vec<String>) -> Option<acp_fs::Operation> {
+    let request = &v["request"];
+    let method = request["method"].as_str().expect("request.method");
+    let params = request.get("params").cloned().unwrap_or(Value::Null);
+    let op = fs.request(method, params);
+    if op.is_none() {
+        fails.push(format!("{where_}: {method} is not an fs method"));
+    }
+    op
+}
+
+fn check_outcome(where_: &str, outcome: &acp_fs::Outcome, expect: &Value, fails: &mut Vec<String>) {
+    match (&outcome.result, expect.get("result"), expect.get("error")) {
+        (Ok(r), Some(want), None) => {
+            if r.to_json() != *want {
+                fails.push(format!("{where_}: result: want {want} got {}", r.to_json()));
+            }
+        }
+        (Err(e), None, Some(want)) => check_error(where_, want, &e.to_json_rpc(), fails),
+        (Ok(_), None, None) => {}
+        (got, _, _) => fails.push(format!(
+            "{where_}: want {} got {}",
+            expect.get("result").or(expect.get("error")).unwrap_or(&Value::Null),
+            got.as_ref().map(|r| r.to_json()).unwrap_or_else(|e| e.to_json_rpc())
+        )),
+    }
+    if let Some(want) = expect.get("change") {
+        let got = serde_json::to_value(&outcome.change).unwrap();
+        if *want != got {
+            fails.push(format!("{where_}: change: want {want} got {got}"));
+        }
+    }
+}
+
+/// A step's `edit`: files and documents change between requests (a formatter, the user typing).
+/// `files` values are contents, or null to delete; `documents` values are texts, or null to close.
+fn apply_edit(fs: &AcpFs, storage: &MemoryStorage, edit: &Value) {
+    for (path, content) in edit.get("files").and_then(Value::as_object).into_iter().flatten() {
+        match content {
+            Value::Null => assert!(storage.remove(path), "edit: {path} does not exist"),
+            c => storage.put(path, bytes_of(c)),
+        }
+    }
+    for (path, text) in edit.get("documents").and_then(Value::as_object).into_iter().flatten() {
+        match text.as_str() {
+            Some(text) => fs.open_document(path, text).unwrap(),
+            None => fs.close_document(path),
+        }
+    }
+}
+
+/// Runs operations started together, one step of each in turn (a deterministic interleaving of
+/// concurrent requests): an operation waiting for its turn on a path is passed over until the
+/// turn has come, so what the vector pins is the engine's queue, not this scheduler.
+fn together(mut ops: Vec<acp_fs::Operation>, storage: &MemoryStorage, host: &Hooks) -> Vec<acp_fs::Outcome> {
+    use acp_fs::{Io, Step};
+    let mut files: Vec<acp_fs::OpenFiles<_>> = ops.iter().map(|_| acp_fs::OpenFiles::default()).collect();
+    let mut steps: Vec<Option<Step>> = ops.iter_mut().map(|op| Some(op.start())).collect();
+    let mut outcomes: Vec<Option<acp_fs::Outcome>> = ops.iter().map(|_| None).collect();
+    for _round in 0..100_000 {
+        if outcomes.iter().all(Option::is_some) {
+            break;
+        }
+        for i in 0..ops.len() {
+            match steps[i].take() {
+                None => {}
+                Some(Step::Done(outcome)) => outcomes[i] = Some(*outcome),
+                Some(Step::Io(Io::Wait { path, turn })) if !turn.is_ready() => {
+                    steps[i] = Some(Step::Io(Io::Wait { path, turn }));
+                }
+                Some(Step::Io(io)) => {
+                    steps[i] = Some(ops[i].resume(acp_fs::perform(storage, host, &mut files[i], io)));
+                }
+            }
+        }
+    }
+    outcomes.into_iter().map(|o| o.expect("operations started together all end")).collect()
 }
 
 #[test]

@@ -5,6 +5,7 @@
 
 import { AcpFsError, cancelledError, fromThrown, internalError, toRequestError } from './error.mjs';
 import { deriveCaps, errorAnswer, hostStorage, StorageSession } from './storage.mjs';
+import { mcpOverAcp, mcpServerFor } from './mcp-acp.mjs';
 
 export { AcpFsError, toRequestError };
 export { deriveCaps } from './storage.mjs';
@@ -259,6 +260,26 @@ export function createAcpFs({ Engine, nativeDisk, defaultStorage } = {}) {
     update(path, text) {
       this.open(path, text);
     }
+    /**
+     * The buffer was (re)loaded from storage with `text`, so it matches the file: a change on disk
+     * since the agent read the file is judged on the disk (semantics.md §9).
+     */
+    reloaded(path, text) {
+      requireString(path, 'path');
+      requireString(text, 'text');
+      const err = this.#engine.documentReloaded(path, text);
+      if (err) throw new AcpFsError(err);
+    }
+    /** The buffer was saved: storage holds its text. `false` when it is not open. */
+    saved(path) {
+      requireString(path, 'path');
+      return this.#engine.documentSaved(path);
+    }
+    /** The open document's version (a new one on every open, update, reload and write), or `null`. */
+    version(path) {
+      requireString(path, 'path');
+      return this.#engine.documentVersion(path) ?? null;
+    }
     close(path) {
       requireString(path, 'path');
       this.#engine.closeDocument(path);
@@ -277,6 +298,22 @@ export function createAcpFs({ Engine, nativeDisk, defaultStorage } = {}) {
     #hooks;
     /** In-flight `handle()` calls by raw JSON id text, for `$/cancel_request`. */
     #inflight = new InFlight();
+    /**
+     * Writes waiting for their turn on a path (semantics.md §9): the engine keeps the queue; a turn
+     * ends with the operation holding it, so every operation's end wakes the waiters, and each asks
+     * the engine again.
+     */
+    #waiting = [];
+
+    #ended() {
+      const waiting = this.#waiting;
+      this.#waiting = [];
+      for (const wake of waiting) wake();
+    }
+
+    #turn() {
+      return new Promise((resolve) => this.#waiting.push(resolve));
+    }
 
     constructor(options = {}) {
       if (options === null || typeof options !== 'object') throw new TypeError('AcpFs options must be an object');
@@ -407,6 +444,28 @@ export function createAcpFs({ Engine, nativeDisk, defaultStorage } = {}) {
       });
     }
 
+    /** This session's MCP server on a local transport (Node only; see mcp-serve.mjs). */
+    async serveMcp(sessionId, options) {
+      if (!globalThis.process?.versions?.node) {
+        throw new Error('serveMcp needs Node (it listens on local sockets); in a browser use fs.mcpOverAcp');
+      }
+      // By a specifier bundlers leave alone: browser bundles and the CJS bundle never include it.
+      const where = './mcp-serve.mjs';
+      const { serveMcp } = await import(/* webpackIgnore: true */ /* @vite-ignore */ where);
+      return serveMcp(this, sessionId, options);
+    }
+
+    /** This session's MCP server over the ACP connection itself (`mcp/message`; any host). */
+    mcpOverAcp(sessionId, options) {
+      return mcpOverAcp(this, sessionId, options);
+    }
+
+    /** The transport to declare for this agent: 'acp', 'http' or 'stdio'. */
+    mcpServerFor(sessionId, agentCapabilities) {
+      requireString(sessionId, 'sessionId');
+      return mcpServerFor(agentCapabilities);
+    }
+
     async #mcp(sessionId, message, signal, inflight) {
       const asText = typeof message === 'string';
       const text = asText ? escapeLoneSurrogates(message) : (JSON.stringify(message) ?? 'null');
@@ -469,6 +528,7 @@ export function createAcpFs({ Engine, nativeDisk, defaultStorage } = {}) {
       } finally {
         await session?.closeAll();
         op.free?.();
+        this.#ended();
       }
       if (outcome.audit) {
         outcome.audit.durationMs = now() - started;
@@ -505,6 +565,11 @@ export function createAcpFs({ Engine, nativeDisk, defaultStorage } = {}) {
             if (step === ABORTED) return cancel();
             if (step.done) return { outcome: step.done, cause: step.done.error && lastError ? lastError : undefined };
             lastError = undefined;
+            if (step.io.op === 'wait') {
+              if ((await race(this.#turn())) === ABORTED) return cancel();
+              step = await race(op.runOnDisk({ done: true }));
+              continue;
+            }
             const answer = await race(
               this.#host(step.io).catch((e) => {
                 lastError = e;
@@ -522,6 +587,11 @@ export function createAcpFs({ Engine, nativeDisk, defaultStorage } = {}) {
           }
           lastError = undefined;
           const io = step.io;
+          if (io.op === 'wait') {
+            if ((await race(this.#turn())) === ABORTED) return cancel();
+            step = op.step({ done: true });
+            continue;
+          }
           const result = await race(
             (io.op === 'approve' || io.op === 'writeDocument'
               ? this.#host(io).then((answer) => ({ answer }))

@@ -131,6 +131,8 @@ export interface ChangeRecord {
   oldText: string | null;
   /** The text as stored: after line-ending conversion, without the BOM. */
   newText: string;
+  /** The file changed since the agent read it and `newText` merges both edits (semantics.md §9). */
+  merged?: true;
 }
 
 /** One request, for the host's audit log (semantics.md §7). */
@@ -172,6 +174,21 @@ export interface AcpFsOptions {
    * hard-link on purpose (pnpm's `node_modules`).
    */
   refuseHardlinks?: boolean;
+  /**
+   * A write to a file that changed since the session's agent read it (semantics.md §9): `'merge'`
+   * (default: a three-way merge, `stale_write` on overlap), `'reject'` (`stale_write` on any
+   * change) or `'overwrite'`.
+   */
+  onConflict?: 'merge' | 'reject' | 'overwrite';
+  /** The read ledger keeps a whole-file read's text up to this size (default 1 MiB; a digest past it). */
+  ledgerFileBytes?: number;
+  /** Each session's read ledger stays under this many bytes (default 16 MiB; least recently used out first). */
+  ledgerSessionBytes?: number;
+  /**
+   * Memory the line index may hold for all files together (semantics.md §8 "Line index"): windows
+   * deep in a file paged before start at the nearest remembered line. Default 16 MiB; 0 turns it off.
+   */
+  lineIndexBytes?: number;
   /**
    * Asked before every write that passed the policy; the response waits for it (a person may take
    * minutes). `false` rejects the write with `user_rejected`. Absent = approve.
@@ -250,6 +267,7 @@ export type AcpFsErrorCode =
   | 'file_too_large'
   | 'permission_denied'
   | 'user_rejected'
+  | 'stale_write'
   | 'cancelled'
   | 'storage_error'
   | 'internal';
@@ -288,6 +306,12 @@ export interface AcpFsDocuments {
   open(path: string, text: string): void;
   /** Replaces an open document's text. */
   update(path: string, text: string): void;
+  /** The buffer was (re)loaded from storage with `text`: it matches the file (semantics.md §9). */
+  reloaded(path: string, text: string): void;
+  /** The buffer was saved: storage holds its text. `false` when it is not open. */
+  saved(path: string): boolean;
+  /** The document's version: a new one on every open, update, reload and write; `null` when not open. */
+  version(path: string): number | null;
   close(path: string): void;
   /** The open document's text, or `null`. */
   get(path: string): string | null;
@@ -352,6 +376,181 @@ export declare class AcpFs {
    * ```
    */
   mcpHandler(sessionId: string): McpHandler;
+  /**
+   * Serves this session's files as an MCP server on a local transport, for ACP v2 agents (which
+   * have no `fs/*` methods and read the editor's files, unsaved buffers included, through an MCP
+   * server named in `session/new` `mcpServers`). Node (and Electron) only: `@acp-fs/node`, and
+   * `@acp-fs/wasm` when it runs in Node; in a browser it rejects (use `mcpOverAcp`).
+   *
+   * `sessionId` is the host's own key, the one given to `openSession`: the declaration must go
+   * into `session/new` before the agent has assigned its session id. Every message goes through
+   * `mcpHandler(sessionId)`: the same roots, deny list, approvals, change records and audit events.
+   *
+   * - `'http'`: MCP Streamable HTTP (the official `@modelcontextprotocol/sdk` transport, which
+   *   must be installed; stateless, so an agent may reconnect at any time) on 127.0.0.1 and a
+   *   free port. A request without the declaration's bearer token is 401 and reaches no tool; a
+   *   non-loopback `Origin` or a `Host` other than the loopback address and port is 403.
+   * - `'stdio'`: a command the agent spawns (`process.execPath` and the shipped `mcp-relay.mjs`,
+   *   the token in `env`) that relays newline-delimited JSON-RPC to this process over a Unix
+   *   socket in a private (0700) temp dir, or a named pipe on Windows.
+   *
+   * The declaration stays valid until `close()`; `close()` stops listening, drops connections
+   * (a stdio relay exits) and removes the socket.
+   * ```ts
+   * fs.openSession('project-1', { cwd: '/home/me/project' });              // 1. open, with your key
+   * const files = await fs.serveMcp('project-1', { transport: 'http' });   // 2. serve
+   * const { sessionId } = await conn.agent.request('session/new', {        // 3. declare
+   *   cwd: '/home/me/project',
+   *   mcpServers: [files.declaration],
+   * });
+   * // ...when the session ends:
+   * await files.close();
+   * ```
+   */
+  serveMcp(sessionId: string, options: { transport: 'http'; name?: string }): Promise<McpHttpServer>;
+  serveMcp(sessionId: string, options: { transport: 'stdio'; name?: string }): Promise<McpStdioServer>;
+  serveMcp(sessionId: string, options: ServeMcpOptions): Promise<McpHttpServer | McpStdioServer>;
+  /**
+   * This session's files as an MCP server carried by the ACP connection itself (unstable ACP
+   * schema: a `{type: 'acp', name, serverId}` declaration and `mcp/message` requests from the
+   * agent). No sockets, so it works in pages and workers; declare it to agents whose
+   * `agentCapabilities.mcpCapabilities.acp` is true. `sessionId` is the host's key, as for
+   * `serveMcp`.
+   * ```ts
+   * import * as acp from '@agentclientprotocol/sdk/unstable';
+   * const files = fs.mcpOverAcp('project-1', { name: 'files' });
+   * const app = acp.client().onRequest('mcp/message', (ctx) =>
+   *   files.handleMessage(ctx.params, ctx).catch((e) => Promise.reject(toRequestError(e, acp.RequestError))));
+   * const conn = app.connect(acp.ndJsonStream(toAgent, fromAgent));
+   * await conn.agent.request('session/new', { cwd: '/project', mcpServers: [files.declaration] });
+   * ```
+   * Or with the SDK's own binding, which also enforces its limits:
+   * `provider.registerServer(conn.agent, { ...files.declaration, handler: files.handler })`.
+   */
+  mcpOverAcp(sessionId: string, options?: { name?: string; serverId?: string }): McpAcpServer;
+  /**
+   * Which MCP transport to declare for the agent in front of you, from its `initialize`
+   * response's `agentCapabilities`: `'acp'` if `mcpCapabilities.acp`, else `'http'` if
+   * `mcpCapabilities.http`, else `'stdio'` (which every agent supports).
+   * ```ts
+   * const { agentCapabilities } = await conn.agent.request('initialize', init);
+   * const kind = fs.mcpServerFor('project-1', agentCapabilities);
+   * const files = kind === 'acp' ? fs.mcpOverAcp('project-1') : await fs.serveMcp('project-1', { transport: kind });
+   * ```
+   */
+  mcpServerFor(sessionId: string, agentCapabilities: AgentMcpCapabilitiesLike | null | undefined): McpTransportKind;
+}
+
+/** The MCP transports `mcpServerFor` chooses from. */
+export type McpTransportKind = 'acp' | 'http' | 'stdio';
+
+/** The part of ACP `agentCapabilities` that `mcpServerFor` reads. */
+export interface AgentMcpCapabilitiesLike {
+  mcpCapabilities?: { acp?: boolean | null; http?: boolean | null; [key: string]: unknown } | null;
+  [key: string]: unknown;
+}
+
+/** `serveMcp` options. */
+export interface ServeMcpOptions {
+  transport: 'http' | 'stdio';
+  /** The server's name in the declaration (agents prefix tool names with it). Default `'acp-fs'`. */
+  name?: string;
+}
+
+/** An ACP `HttpHeader`. */
+export interface McpHeader {
+  name: string;
+  value: string;
+}
+
+/** An ACP `EnvVariable`. */
+export interface McpEnvVariable {
+  name: string;
+  value: string;
+}
+
+/** The ACP `McpServerHttp` entry for `session/new` `mcpServers` (its token in `headers`). */
+export interface McpHttpDeclaration {
+  type: 'http';
+  name: string;
+  /** `http://127.0.0.1:<port>/mcp` */
+  url: string;
+  /** `[{name: 'Authorization', value: 'Bearer <token>'}]` */
+  headers: McpHeader[];
+}
+
+/** The ACP stdio `McpServer` entry: `node mcp-relay.mjs <socket>`, the token in `env`. */
+export interface McpStdioDeclaration {
+  name: string;
+  /** `process.execPath` */
+  command: string;
+  args: string[];
+  /** Always a list (qwen-code drops stdio entries without one). */
+  env: McpEnvVariable[];
+}
+
+/** The unstable ACP `McpServerAcp` entry. */
+export interface McpAcpDeclaration {
+  type: 'acp';
+  name: string;
+  serverId: string;
+}
+
+/** What every served MCP server has. */
+interface McpServedBase {
+  /** The host's key the server serves. */
+  readonly sessionId: string;
+  /** True once `close()` was called. */
+  readonly closed: boolean;
+  /** Stops serving (idempotent): later calls fail and nothing is left listening. */
+  close(): Promise<void>;
+}
+
+/** `serveMcp(key, {transport: 'http'})`. */
+export interface McpHttpServer extends McpServedBase {
+  readonly transport: 'http';
+  /** Ready to send in `session/new` `mcpServers` as it is. Keep it secret: it holds the token. */
+  readonly declaration: McpHttpDeclaration;
+}
+
+/** `serveMcp(key, {transport: 'stdio'})`. */
+export interface McpStdioServer extends McpServedBase {
+  readonly transport: 'stdio';
+  /** Ready to send in `session/new` `mcpServers` as it is. Keep it secret: it holds the token. */
+  readonly declaration: McpStdioDeclaration;
+}
+
+/** The params of an unstable ACP `mcp/message` request. */
+export interface McpMessageRequest {
+  serverId: string;
+  requestId: string;
+  method: string;
+  params?: { [key: string]: unknown } | null;
+  _meta?: { [key: string]: unknown } | null;
+}
+
+/** The response of an `mcp/message` request: the inner MCP outcome. */
+export type McpMessageResponse = { result: unknown } | { error: { code: number; message: string; data?: unknown } };
+
+/** `mcpOverAcp(key)`. */
+export interface McpAcpServer extends McpServedBase {
+  readonly declaration: McpAcpDeclaration;
+  /**
+   * Answers one `mcp/message` request: the inner MCP outcome (tool failures are `isError`
+   * results inside `result`). Rejects with an `AcpFsError` for the outer ACP error: `-33001`
+   * for another `serverId` or after `close()`, `-32602` for a malformed envelope or a requestId
+   * already active, `-32800` when `options.signal` (the ACP request's) aborted it. Pass it through
+   * `toRequestError` to keep those codes in the official SDK.
+   */
+  handleMessage(params: McpMessageRequest, options?: RequestOptions): Promise<McpMessageResponse>;
+  /** The same as the ACP SDK's `McpRequestHandler`, for `McpOverAcpProvider.registerServer`. */
+  handler(context: {
+    serverId: string;
+    requestId: string;
+    method: string;
+    params?: { [key: string]: unknown } | null;
+    signal?: AbortSignal;
+  }): Promise<McpMessageResponse>;
 }
 
 /** One ACP session's files as an MCP tool server (`AcpFs.mcpHandler`). */

@@ -19,8 +19,30 @@ async function smoke() {
     () => null,
     (e) => ({ name: e.name, code: e.code, jsonRpcCode: e.jsonRpcCode }),
   );
+  // ACP v2 in a page: MCP over the ACP connection (`mcp/message`); no sockets, so no serveMcp.
+  const files = fs.mcpOverAcp('s', { name: 'files' });
+  const mcp = await files.handleMessage({
+    serverId: files.declaration.serverId,
+    requestId: '1',
+    method: 'tools/call',
+    params: { name: 'read_text_file', arguments: { path: '/project/src/a.txt', line: 2 } },
+  });
+  const serveMcp = await fs.serveMcp('s', { transport: 'http' }).then(
+    () => 'served',
+    (e) => e.message,
+  );
   await top.removeEntry(root.name, { recursive: true });
-  return { write, read, open, denied, capabilities: fs.capabilities() };
+  return {
+    write,
+    read,
+    open,
+    denied,
+    capabilities: fs.capabilities(),
+    mcp,
+    mcpDeclaration: { ...files.declaration, serverId: typeof files.declaration.serverId },
+    mcpServerFor: fs.mcpServerFor('s', { mcpCapabilities: { acp: true } }),
+    serveMcp,
+  };
 }
 
 smoke().then(

@@ -55,6 +55,8 @@ test('browser demo: scripted agent, approvals, overlay, errors, undo, save', asy
 
   const demo = (fn, arg) => page.evaluate(fn, arg);
   const marker = `e2e-${Math.random().toString(36).slice(2, 10)}`;
+  let typed; // the src/app.js buffer after the test typed into it: what the agent's read must get
+  let beforeMerge; // the src/app.js buffer when the agent's write was up for approval
 
   await t.test('loads: engine ready, sample project in the tree, app.js open with unsaved edits', async () => {
     await page.goto(server.url);
@@ -77,6 +79,7 @@ test('browser demo: scripted agent, approvals, overlay, errors, undo, save', asy
     await page.waitForFunction((m) => window.acpFsDemo.documentText('/project/src/app.js')?.includes(m), marker, WAIT);
     assert.ok(!(await demo((p) => window.acpFsDemo.readText(p), `${P}/src/app.js`)).includes(marker));
     assert.ok(await page.isVisible('#dirty-indicator'));
+    typed = await demo(() => window.acpFsDemo.documentText('/project/src/app.js'));
   });
 
   await t.test('scripted agent: writes wait for the user; approve one, reject the other', async () => {
@@ -98,7 +101,26 @@ test('browser demo: scripted agent, approvals, overlay, errors, undo, save', asy
 
     await page.waitForSelector('#approval[open][data-path="/project/docs/CHANGELOG.md"]', WAIT);
     assert.match(await page.textContent('#approval-action'), /create/);
+    assert.equal(await page.getAttribute('#approval', 'data-merged'), 'false');
     await page.click('#reject-write');
+
+    // §9: after its read of src/app.js the agent thinks; the scripted user edit lands in the
+    // buffer meanwhile, then the agent's whole-file write arrives, merged with it.
+    await page.waitForSelector('#approval[open][data-path="/project/src/app.js"]', WAIT);
+    assert.equal(await page.getAttribute('#approval', 'data-merged'), 'true');
+    assert.ok(await page.isVisible('#approval-merged'));
+    assert.match(await page.textContent('#approval-summary'), /Merged:/);
+    beforeMerge = await demo(() => window.acpFsDemo.documentText('/project/src/app.js'));
+    const userLines = beforeMerge.split('\n').filter((l) => !typed.split('\n').includes(l));
+    assert.equal(userLines.length, 1, `one line typed while the agent thought: ${userLines}`);
+    assert.ok((await page.inputValue('#editor')).includes(userLines[0]), 'the user edit is visible in the editor');
+    assert.ok(await page.isVisible('[data-testid="user-edit"]'));
+    // The dialog's diff is against what is there now: the agent's line comes in, the user's stays.
+    const diff = await page.textContent('#approval-diff');
+    assert.match(diff, /\+ \}\)\.listen\(Number\(process\.env\.PORT\) \|\| 3000\);/);
+    assert.ok(!diff.includes(`- ${userLines[0]}`), diff);
+    await page.screenshot({ path: path.join(OUT, 'demo-merge.png') });
+    await page.click('#approve-write');
 
     await page.waitForFunction(() => window.acpFsDemo.tourState === 'done', null, WAIT);
     await page.waitForSelector('[data-testid="tour-end"]', WAIT);
@@ -108,21 +130,53 @@ test('browser demo: scripted agent, approvals, overlay, errors, undo, save', asy
   const results = await demo(() => window.acpFsDemo.agentResults());
   const byStep = Object.fromEntries(results.filter((r) => r.step !== 'custom').map((r) => [r.step, r]));
 
-  await t.test('virtual disk and change list: one change applied, the rejected file never created', async () => {
+  await t.test('virtual disk and change list: two changes applied, the rejected file never created', async () => {
     const util = await demo(() => window.acpFsDemo.readText('/project/src/util.js'));
     const original = byStep['read-util'].result.content;
     assert.ok(util.startsWith(original) && util.includes('export function slugify(name)'), util);
     assert.equal(await demo(() => window.acpFsDemo.readText('/project/docs/CHANGELOG.md')), null);
 
     const changes = await demo(() => window.acpFsDemo.changes());
-    assert.equal(changes.length, 1, JSON.stringify(changes));
-    assert.equal(changes[0].path, `${P}/src/util.js`);
+    assert.deepEqual(changes.map((c) => c.path), [`${P}/src/util.js`, `${P}/src/app.js`], JSON.stringify(changes));
     assert.equal(changes[0].created, false);
     assert.equal(changes[0].oldText, original);
     assert.equal(changes[0].newText, util);
+    assert.equal(changes[0].merged, false, 'nobody touched util.js between read and write');
 
     const items = await page.$$eval('[data-testid="change"]', (n) => n.map((x) => [x.dataset.path, x.dataset.state]));
-    assert.deepEqual(items, [[`${P}/src/util.js`, 'applied']]);
+    assert.deepEqual(items, [
+      [`${P}/src/app.js`, 'applied'],
+      [`${P}/src/util.js`, 'applied'],
+    ]);
+  });
+
+  await t.test('edits that never clobber: the agent\'s write to src/app.js is merged with the user\'s edit', async () => {
+    const read = byStep.unsaved.result.content;
+    const sent = byStep['write-merge'].params.content;
+    assert.equal(byStep['write-merge'].ok, true, JSON.stringify(byStep['write-merge']));
+    const linesIn = (a, b) => a.split('\n').filter((l) => !b.split('\n').includes(l));
+    const [userLine] = linesIn(beforeMerge, read);
+    const [agentLine] = linesIn(sent, read);
+    assert.ok(userLine && agentLine, 'both sides changed something');
+    assert.ok(!sent.includes(userLine), 'the agent wrote from its old read, without the user edit');
+
+    const change = (await demo(() => window.acpFsDemo.changes())).find((c) => c.path === `${P}/src/app.js`);
+    assert.equal(change.merged, true);
+    assert.equal(change.mode, 'buffer', 'the buffer had unsaved edits: the merge lands there');
+    assert.equal(change.oldText, beforeMerge);
+
+    const buffer = await demo(() => window.acpFsDemo.documentText('/project/src/app.js'));
+    assert.equal(change.newText, buffer);
+    for (const line of [userLine, agentLine, `// ${marker}`, "  { id: 3, name: 'Eraser', price: 99 }, // unsaved: not on disk yet"]) {
+      assert.ok(buffer.split('\n').includes(line), `final buffer has ${line}:\n${buffer}`);
+    }
+    assert.equal(buffer.split('\n').length, read.split('\n').length + 1, 'one line added, one replaced');
+    assert.equal(await page.inputValue('#editor'), buffer);
+
+    const badge = '[data-testid="change"][data-path="/project/src/app.js"] [data-testid="merged"]';
+    assert.ok(await page.isVisible(badge));
+    assert.equal(await page.textContent(badge), 'merged');
+    assert.equal(await page.$('[data-testid="change"][data-path="/project/src/util.js"] [data-testid="merged"]'), null);
   });
 
   await t.test('what the agent received: windows, CRLF, BOM, the unsaved buffer', async () => {
@@ -141,9 +195,8 @@ test('browser demo: scripted agent, approvals, overlay, errors, undo, save', asy
     assert.deepEqual(csvBytes.slice(0, 3), [0xef, 0xbb, 0xbf]);
     assert.equal(byStep.bom.result.content, Buffer.from(csvBytes.slice(3)).toString('utf8'));
 
-    const buffer = await demo(() => window.acpFsDemo.documentText('/project/src/app.js'));
-    assert.equal(byStep.unsaved.result.content, buffer);
-    assert.ok(buffer.includes(marker) && buffer.includes("name: 'Eraser'"), 'the agent got the typed text');
+    assert.equal(byStep.unsaved.result.content, typed);
+    assert.ok(typed.includes(marker) && typed.includes("name: 'Eraser'"), 'the agent got the typed text');
     const disk = await demo(() => window.acpFsDemo.readText('/project/src/app.js'));
     assert.notEqual(byStep.unsaved.result.content, disk);
   });
@@ -165,8 +218,9 @@ test('browser demo: scripted agent, approvals, overlay, errors, undo, save', asy
     }
     assert.equal(byStep.missing.error.message, 'Resource not found: /project/src/missing.js');
     assert.deepEqual(byStep.missing.error.data, { uri: '/project/src/missing.js' });
-    for (const step of ['window-start', 'crlf', 'bom', 'unsaved', 'read-util', 'write-modify']) assert.equal(byStep[step].ok, true, step);
+    for (const step of ['window-start', 'crlf', 'bom', 'unsaved', 'read-util', 'write-modify', 'write-merge']) assert.equal(byStep[step].ok, true, step);
     assert.deepEqual(byStep['write-modify'].result, {});
+    assert.deepEqual(byStep['write-merge'].result, {});
 
     // The transcript shows the same outcomes the agent reported through session/update.
     const shown = await page.$$eval('[data-testid="agent-step"]', (n) =>
@@ -174,6 +228,8 @@ test('browser demo: scripted agent, approvals, overlay, errors, undo, save', asy
     );
     assert.deepEqual(shown.find((s) => s.step === 'missing'), { step: 'missing', status: 'failed', code: '-32002' });
     assert.deepEqual(shown.find((s) => s.step === 'write-modify'), { step: 'write-modify', status: 'completed', code: null });
+    assert.deepEqual(shown.find((s) => s.step === 'think-app'), { step: 'think-app', status: 'completed', code: null });
+    assert.deepEqual(shown.find((s) => s.step === 'write-merge'), { step: 'write-merge', status: 'completed', code: null });
   });
 
   await t.test('protocol log: every fs request answered once, error codes on the wire', async () => {
@@ -245,6 +301,8 @@ test('browser demo: scripted agent, approvals, overlay, errors, undo, save', asy
       WAIT,
     );
     assert.equal(await page.isVisible('#dirty-indicator'), false);
+    const buffer = await demo(() => window.acpFsDemo.documentText('/project/src/app.js'));
+    assert.equal(await demo(() => window.acpFsDemo.readText('/project/src/app.js')), buffer, 'both edits saved');
   });
 
   await t.test('no console errors, no page errors, no requests leaving 127.0.0.1', async () => {

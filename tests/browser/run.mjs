@@ -107,8 +107,13 @@ async function main() {
         open: { content: 'unsaved\n' },
         denied: { name: 'AcpFsError', code: 'path_outside_roots', jsonRpcCode: -32603 },
         capabilities: { readTextFile: true, writeTextFile: true },
+        mcp: { result: { content: [{ type: 'text', text: 'two\r\n' }], isError: false } },
+        mcpDeclaration: { type: 'acp', name: 'files', serverId: 'string' },
+        mcpServerFor: 'acp',
+        serveMcp: 'serveMcp needs Node (it listens on local sockets); in a browser use fs.mcpOverAcp',
       });
       assert.ok(!bundle.inputs.some((i) => i.endsWith('node.mjs')), 'the browser bundle left the Node entry out');
+      assert.ok(!bundle.inputs.some((i) => /mcp-(serve|relay)\.mjs$/.test(i)), 'the browser bundle left the socket transports out');
       totals.passed += 1;
       console.log(`esbuild bundle: passed (app ${bundle.js} bytes minified, .wasm ${bundle.wasm} bytes as an asset)`);
     } catch (e) {

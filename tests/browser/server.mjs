@@ -8,7 +8,6 @@ import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-// npm/shared/: npm/adapters/node-fs.mjs imports ../shared/node-disk.mjs (browser-safe; browsers never call it).
 const SERVED = ['tests/shared/', 'npm/wasm/', 'npm/adapters/', 'npm/shared/', 'tests/browser/', 'bench/', 'out/browser/'];
 const TYPES = {
   '.html': 'text/html; charset=utf-8',

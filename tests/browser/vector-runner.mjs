@@ -82,7 +82,15 @@ export class MemoryStorage {
       isSymbolicLink: () => false,
       size: kind === 'file' ? this.files.get(path).length : 0,
       nlink: kind === 'file' ? this.nlink(path) : 1,
+      // Every write stores a new array, so an array's first sighting is its version (semantics.md §9).
+      ...(kind === 'file' ? { mtimeMs: this.version(this.files.get(path)) } : {}),
     };
+  }
+  #versions = new WeakMap();
+  #clock = 0;
+  version(bytes) {
+    if (!this.#versions.has(bytes)) this.#versions.set(bytes, ++this.#clock);
+    return this.#versions.get(bytes);
   }
   readFile(path) {
     if (this.blocked(path)) throw fsError('ENOTDIR', 'not a directory', path);
@@ -132,6 +140,7 @@ function memoryBackend(ranged) {
       return {
         storage: withTraits(store.methods(), storageTraits(vector, ranged)),
         read: async (p) => store.files.get(p) ?? null,
+        write: async (p, bytes) => (bytes === null ? store.files.delete(p) : store.put(p, bytes)),
         exists: async (p) => store.files.has(p) || store.dirs.has(p),
         cleanup: async () => {},
       };

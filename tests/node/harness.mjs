@@ -141,7 +141,15 @@ export class MapStorage {
       isSymbolicLink: () => false,
       size: kind === 'file' ? this.files.get(path).length : 0,
       nlink: kind === 'file' ? this.nlink(path) : 1,
+      // Every write makes a new Buffer, so a Buffer's first sighting is its version (semantics.md §9).
+      ...(kind === 'file' ? { mtimeMs: this.version(this.files.get(path)) } : {}),
     };
+  }
+  #versions = new WeakMap();
+  #clock = 0;
+  version(buffer) {
+    if (!this.#versions.has(buffer)) this.#versions.set(buffer, ++this.#clock);
+    return this.#versions.get(buffer);
   }
   readFile(path) {
     this.calls.push(['readFile', path]);
@@ -303,6 +311,23 @@ export function prefixVector(vector, prefix) {
   if (Array.isArray(e.absent)) e.absent = e.absent.map(px);
   if (e.change && typeof e.change === 'object') e.change.path = px(e.change.path);
   e.documents = pxKeys(e.documents);
+  if (Array.isArray(v.steps)) {
+    const pxStep = (step) => {
+      const out = { ...step };
+      if (out.request?.params) out.request = { ...out.request, params: { ...out.request.params, path: px(out.request.params.path) } };
+      if (out.expect) {
+        out.expect = { ...out.expect };
+        if (out.expect.error) out.expect.error = pxError(out.expect.error);
+        if (out.expect.change) out.expect.change = { ...out.expect.change, path: px(out.expect.change.path) };
+      }
+      if (out.edit) out.edit = { files: pxKeys(out.edit.files), documents: pxKeys(out.edit.documents) };
+      if (out.documentSaved) out.documentSaved = px(out.documentSaved);
+      if (out.openSession) out.openSession = { ...out.openSession, cwd: px(out.openSession.cwd) };
+      if (out.together) out.together = out.together.map(pxStep);
+      return out;
+    };
+    v.steps = v.steps.map(pxStep);
+  }
   return v;
 }
 
@@ -360,6 +385,7 @@ function memfsBackend(ranged) {
         vector,
         storage,
         read: (p) => (vol.existsSync(p) && vol.lstatSync(p).isFile() ? Buffer.from(vol.readFileSync(p)) : null),
+        write: (p, bytes) => (bytes === null ? vol.unlinkSync(p) : vol.writeFileSync(p, bytes)),
         exists: (p) => {
           try {
             vol.lstatSync(p);
@@ -396,6 +422,7 @@ function mapBackend(ranged) {
         vector,
         storage,
         read: (p) => storage.files.get(p) ?? null,
+        write: (p, bytes) => (bytes === null ? storage.files.delete(p) : storage.put(p, bytes)),
         exists: (p) => storage.files.has(p) || storage.dirs.has(p),
         cleanup() {},
       };
@@ -431,6 +458,7 @@ function diskBackend(name, ranged, makeStorage, { full = !makeStorage } = {}) {
         prefix: dir,
         storage: makeStorage ? makeStorage(flags) : undefined,
         read: (p) => (lstatOrNull(p)?.isFile() ? nodeFs.readFileSync(p) : null),
+        write: (p, bytes) => (bytes === null ? nodeFs.rmSync(p) : nodeFs.writeFileSync(p, bytes)),
         exists: (p) => lstatOrNull(p) !== null,
         cleanup: () => nodeFs.rmSync(dir, { recursive: true, force: true }),
       };

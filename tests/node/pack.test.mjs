@@ -129,3 +129,32 @@ test('without a platform package the installed package runs the wasm fallback an
   assert.match(out.reason, /no native binding loaded for linux-x64.*@acp-fs\/node-linux-x64-gnu/);
   assert.deepEqual(out.caps, { readTextFile: true, writeTextFile: true });
 });
+
+test('the installed package serves MCP over stdio: the relay ships, import and require both load it', { skip: !supported && 'linux-x64 only' }, () => {
+  const dir = join(project, 'files');
+  // The editor side and the agent's relay, as an agent would spawn it from the declaration.
+  const serve = (load) => `${load}
+     const { spawn } = require('node:child_process');
+     const fs = new AcpFs();
+     fs.openSession('key', { cwd: ${JSON.stringify(dir)} });
+     (async () => {
+       const files = await fs.serveMcp('key', { transport: 'stdio' });
+       const { command, args, env } = files.declaration;
+       const child = spawn(command, args, { env: Object.fromEntries(env.map((e) => [e.name, e.value])) });
+       let out = '';
+       child.stdout.on('data', (c) => (out += c));
+       child.stdout.on('data', async () => {
+         if (!out.endsWith('\\n')) return;
+         await files.close();
+         console.log(JSON.stringify({ relay: args[0], out: JSON.parse(out) }));
+       });
+       child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'read_text_file', arguments: { path: ${JSON.stringify(join(dir, 'a.txt'))}, line: 2 } } }) + '\\n');
+     })();`;
+  nodeFs.writeFileSync(join(project, 'mcp.cjs'), serve(`const { AcpFs } = require('@acp-fs/node');`));
+  nodeFs.writeFileSync(join(project, 'mcp.mjs'), serve(`import { AcpFs } from '@acp-fs/node'; import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);`));
+  for (const script of ['mcp.cjs', 'mcp.mjs']) {
+    const r = JSON.parse(run(process.execPath, [script], project));
+    assert.ok(r.relay.startsWith(join(project, 'node_modules', '@acp-fs', 'node', 'shared')), r.relay);
+    assert.deepEqual(r.out, { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'two\n' }], isError: false } });
+  }
+});

@@ -8,13 +8,19 @@ import type {
   ChangeRecord,
   ClientFsCapabilities,
   FsRequest,
+  McpAcpServer,
   McpHandler,
+  McpHttpServer,
+  McpMessageResponse,
+  McpStdioServer,
+  McpTransportKind,
   ReadTextFileResponse,
   ToolAnswer,
   ToolDefinition,
   ToolResult,
 } from '@acp-fs/node';
 import * as acp from '@agentclientprotocol/sdk';
+import * as acpu from '@agentclientprotocol/sdk/unstable';
 import { promises as fsp } from 'node:fs';
 import { Volume } from 'memfs';
 
@@ -140,6 +146,28 @@ async function main(): Promise<void> {
   const replyText: string | null = await mcp.handle('{"jsonrpc":"2.0","id":1,"method":"tools/list"}');
   const replyObject: object | null = await mcp.handle({ jsonrpc: '2.0', id: 2, method: 'ping' }, { signal: controller.signal });
   console.log(tools, replyText, replyObject, mcp.sessionId);
+
+  // ACP v2: the session's MCP server over real transports (issue 12). Open, serve, declare.
+  const provider = new acpu.McpOverAcpProvider();
+  const conn = acpu.client().onRequest('mcp/message', provider.handleRequest).connect(acpu.ndJsonStream(new WritableStream(), new ReadableStream()));
+  const { agentCapabilities } = await conn.agent.request('initialize', { protocolVersion: acpu.PROTOCOL_VERSION });
+  const kind: McpTransportKind = fs.mcpServerFor('s1', agentCapabilities);
+  const http: McpHttpServer = await fs.serveMcp('s1', { transport: 'http', name: 'files' });
+  const stdio: McpStdioServer = await fs.serveMcp('s1', { transport: 'stdio' });
+  const either: McpHttpServer | McpStdioServer = await fs.serveMcp('s1', { transport: kind === 'http' ? 'http' : 'stdio' });
+  const overAcp: McpAcpServer = fs.mcpOverAcp('s1', { name: 'files' });
+  provider.registerServer(conn.agent, { ...overAcp.declaration, handler: overAcp.handler });
+  // The declarations are ACP `McpServer` entries as they are.
+  const stable: acp.McpServer[] = [http.declaration, stdio.declaration, either.declaration];
+  await conn.agent.request('session/new', { cwd: '/workspace', mcpServers: [...stable, overAcp.declaration] });
+  const outcome: McpMessageResponse = await overAcp.handleMessage({ serverId: overAcp.declaration.serverId, requestId: '1', method: 'tools/list' });
+  acpu.client().onRequest('mcp/message', (ctx) =>
+    overAcp.handleMessage(ctx.params, ctx).catch((e) => Promise.reject(toRequestError(e, acpu.RequestError))),
+  );
+  console.log(outcome, http.closed);
+  await Promise.all([http.close(), stdio.close(), either.close(), overAcp.close()]);
+  // @ts-expect-error: 'acp' is not a socket transport (use mcpOverAcp)
+  await fs.serveMcp('s1', { transport: 'acp' });
   // @ts-expect-error: capabilities are an object
   agent.toolDefinitions(true);
   // @ts-expect-error: the session id is a string

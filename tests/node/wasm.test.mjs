@@ -640,7 +640,9 @@ describe('adapters', () => {
     base.put('/p/b.txt', enc.encode('b on disk\n'));
     const buffers = new Map([['/p/a.txt', 'unsaved 1\nunsaved 2\nunsaved 3\n']]);
     const storage = overlay(async (p) => buffers.get(p), base);
-    const fs = new AcpFs({ storage, roots: ['/p'] });
+    // The overlay reports no modification times, so after a windowed read a write could not be
+    // judged (semantics.md §9: stale_write); this test is about where reads and writes go.
+    const fs = new AcpFs({ storage, roots: ['/p'], onConflict: 'overwrite' });
     assert.deepEqual(await fs.readTextFile({ sessionId: 's', path: '/p/a.txt', line: 3 }), { content: 'unsaved 3\n' });
     assert.deepEqual(await fs.readTextFile({ sessionId: 's', path: '/p/b.txt' }), { content: 'b on disk\n' });
     await fs.writeTextFile({ sessionId: 's', path: '/p/a.txt', content: 'agent\n' });

@@ -171,7 +171,7 @@ async function check(vector, got, prepared, fs) {
     checkError(e.rawError, got.raw?.error, failures, 'raw error');
     if ('id' in e.rawError && got.raw?.id !== e.rawError.id) failures.push(`raw id: want ${show(e.rawError.id)} got ${show(got.raw?.id)}`);
   }
-  if (!('raw' in vector)) {
+  if (!('raw' in vector) && !vector.steps) {
     if ('result' in e) {
       if (got.error) failures.push(`want result ${show(e.result)}, got error ${show(got.error)}`);
       else if (!same(e.result, got.result)) failures.push(`result: want ${show(e.result)} got ${show(got.result)}`);
@@ -198,6 +198,89 @@ async function check(vector, got, prepared, fs) {
   return failures;
 }
 
+/** One request of a `steps` vector: `{result}` or `{error}` (the JSON-RPC error object). */
+async function call(fs, { method, params }) {
+  const run = method === 'fs/read_text_file' ? fs.readTextFile : fs.writeTextFile;
+  try {
+    return { result: await run(params ?? null) };
+  } catch (e) {
+    if (e?.name !== 'AcpFsError') throw e;
+    return { error: e.toJsonRpc() };
+  }
+}
+
+function checkStep(label, want = {}, got, change, failures) {
+  const f = [];
+  if ('result' in want) {
+    if (got.error) f.push(`want result ${show(want.result)}, got error ${show(got.error)}`);
+    else if (!same(want.result, got.result)) f.push(`result: want ${show(want.result)} got ${show(got.result)}`);
+  }
+  if (want.error) {
+    if ('result' in got) f.push(`want error ${show(want.error)}, got result ${show(got.result)}`);
+    else checkError(want.error, got.error, f);
+  }
+  if (!('result' in want) && !want.error && got.error) f.push(`want success, got error ${show(got.error)}`);
+  if ('change' in want && !same(want.change, change)) f.push(`change: want ${show(want.change)} got ${show(change)}`);
+  failures.push(...f.map((x) => `${label}: ${x}`));
+}
+
+/**
+ * The `steps` of a vector (tests/vectors/README.md): requests in order, `edit`s that change files
+ * (`prepared.write(path, bytes | null)`) or documents between them, `documentSaved`,
+ * `closeSession`/`openSession`, and `together`: writes started at once (the engine queues them).
+ */
+async function runSteps(fs, steps, prepared, changes, hold) {
+  const failures = [];
+  for (const [i, step] of steps.entries()) {
+    const label = `step ${i}`;
+    if (step.request) {
+      const before = changes.length;
+      const got = await call(fs, step.request);
+      checkStep(label, step.expect, got, changes.length > before ? changes[changes.length - 1] : null, failures);
+    } else if (step.edit) {
+      for (const [path, c] of Object.entries(step.edit.files ?? {})) await prepared.write(path, c === null ? null : bytesOf(c));
+      for (const [path, text] of Object.entries(step.edit.documents ?? {})) {
+        if (text === null) fs.documents.close(path);
+        else fs.documents.update(path, text);
+      }
+    } else if (step.documentSaved) {
+      if (!fs.documents.saved(step.documentSaved)) failures.push(`${label}: ${step.documentSaved} is not open`);
+    } else if (step.closeSession) {
+      fs.closeSession(step.closeSession);
+    } else if (step.openSession) {
+      fs.openSession(step.openSession.id, { cwd: step.openSession.cwd });
+    } else if (step.together) {
+      // The first write is started and waits for its approval while holding its turn; the others
+      // are started then, in order, and given time to run as far as they can; then the approvals go.
+      const before = changes.length;
+      hold.start();
+      const pending = [call(fs, step.together[0].request)];
+      for (let t = 0; hold.count() < 1 && t < 500; t++) await new Promise((r) => setTimeout(r, 2));
+      for (const r of step.together.slice(1)) {
+        pending.push(call(fs, r.request));
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      // Approvals go one at a time, each write settling before the next, so the order of change
+      // records and audit events is the vector's on every package.
+      const waiting = hold.release();
+      const got = [];
+      for (const [k, p] of pending.entries()) {
+        waiting[k]?.();
+        got.push(await p);
+      }
+      const mine = changes.slice(before);
+      step.together.forEach((r, j) => {
+        const { sessionId, path } = r.request.params;
+        const change = mine.find((c) => c.sessionId === sessionId && c.path === path) ?? null;
+        checkStep(`${label}.${j}`, r.expect, got[j], change, failures);
+      });
+    } else {
+      failures.push(`${label}: unknown step ${show(step)}`);
+    }
+  }
+  return failures;
+}
+
 /**
  * Runs one vector on one backend with `AcpFs` (the class a package exports). A backend is
  * `{name, ranged, prepare(vector)}`; `prepare` (sync or async) gives `{storage, read(path),
@@ -218,10 +301,27 @@ export async function runVector(AcpFs, original, backend) {
     const hooks = vector.hooks ?? {};
     const changes = [];
     let audits = 0;
+    // `together` steps hold approvals (a person deciding) so the order is the vector's.
+    let held = null;
+    const hold = {
+      start: () => {
+        held = [];
+      },
+      count: () => held?.length ?? 0,
+      /** Stops holding; the approvals asked so far, in the order they were asked. */
+      release: () => {
+        const waiting = held ?? [];
+        held = null;
+        return waiting;
+      },
+    };
     const fs = new AcpFs({
       ...(vector.options ?? {}),
       storage: prepared.storage,
-      approveWrite: async () => hooks.approve ?? true,
+      approveWrite: async () => {
+        if (held) await new Promise((resolve) => held.push(resolve));
+        return hooks.approve ?? true;
+      },
       onDocumentWrite: () => hooks.documentWrite ?? 'buffer',
       onChange: (c) => changes.push(c),
       onAudit: () => {
@@ -233,6 +333,11 @@ export async function runVector(AcpFs, original, backend) {
     }
     for (const [path, text] of Object.entries(vector.documents ?? {})) fs.documents.open(path, text);
     const got = {};
+    if (Array.isArray(vector.steps)) {
+      if (typeof prepared.write !== 'function') return { skip: 'this backend cannot change files between steps' };
+      const failures = await runSteps(fs, vector.steps, prepared, changes, hold);
+      return { ...ran, got, failures: [...failures, ...(await check(vector, got, prepared, fs))] };
+    }
     if (typeof vector.raw === 'string') {
       const reply = await fs.handle(vector.raw);
       got.raw = reply === null ? null : JSON.parse(reply);

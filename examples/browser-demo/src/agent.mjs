@@ -11,6 +11,9 @@ const UPDATE = acp.methods.client.session.update;
 
 export const TOUR_PROMPT = 'Show me what you can do with my files.';
 
+/** How long the agent "thinks" between reading src/app.js and writing it back: long enough to see. */
+const THINK_MS = 900;
+
 const PREVIEW = 2_000;
 
 /**
@@ -70,6 +73,15 @@ export function startDemoAgent(stream) {
     return record;
   }
 
+  /** A pause reported as a `think` tool call: the user may edit files meanwhile. */
+  async function think(client, sessionId, step, title, ms) {
+    const toolCallId = `call_${nextCall++}`;
+    const update = (u) => client.notify(UPDATE, { sessionId, update: u });
+    await update({ sessionUpdate: 'tool_call', toolCallId, title, kind: 'think', status: 'in_progress', _meta: { demoStep: step } });
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    await update({ sessionUpdate: 'tool_call_update', toolCallId, status: 'completed' });
+  }
+
   async function say(client, sessionId, text) {
     await client.notify(UPDATE, {
       sessionId,
@@ -82,7 +94,7 @@ export function startDemoAgent(stream) {
     const p = (rel) => `${root}/${rel}`;
     const call = (step, title, method, params, base) => fsCall(client, sessionId, step, title, method, { sessionId, ...params }, base);
     const first = results.length;
-    await say(client, sessionId, 'Reading the project through the editor (fs/read_text_file), then proposing two edits.\n');
+    await say(client, sessionId, 'Reading the project through the editor (fs/read_text_file), then proposing three edits.\n');
 
     await call('window-start', 'Read lines 1–3 of logs/server.log', READ, { path: p('logs/server.log'), line: 1, limit: 3 });
     await call('window-middle', 'Read lines 10000–10002 of logs/server.log', READ, { path: p('logs/server.log'), line: 10000, limit: 3 });
@@ -93,7 +105,7 @@ export function startDemoAgent(stream) {
     });
     await call('crlf', 'Read lines 2–3 of docs/windows-notes.txt (CRLF kept)', READ, { path: p('docs/windows-notes.txt'), line: 2, limit: 2 });
     await call('bom', 'Read data/report.csv (its UTF-8 BOM is not content)', READ, { path: p('data/report.csv') });
-    await call('unsaved', 'Read src/app.js (open in the editor with unsaved edits)', READ, { path: p('src/app.js') });
+    const app = await call('unsaved', 'Read src/app.js (open in the editor with unsaved edits)', READ, { path: p('src/app.js') });
     await call('outside-root', 'Read /etc/hosts (outside the session root)', READ, { path: '/etc/hosts' });
     await call('symlink-escape', 'Read etc-link/hosts (a symlink leading out of the root)', READ, { path: p('etc-link/hosts') });
     await call('denied', 'Read .env (secrets are on the deny list)', READ, { path: p('.env') });
@@ -109,6 +121,16 @@ export function startDemoAgent(stream) {
       path: p('docs/CHANGELOG.md'),
       content: '# Changelog\n\n## 1.5.0\n- `slugify()` for item URLs\n',
     });
+
+    // Like a real agent, it writes back its whole-file version of what it read minutes ago. The
+    // user kept typing meanwhile: acp-fs merges both edits instead of losing theirs (§9).
+    if (app.ok) {
+      await think(client, sessionId, 'think-app', 'Thinking about src/app.js: take the port from $PORT', THINK_MS);
+      const next = app.result.content.replace('}).listen(3000);', '}).listen(Number(process.env.PORT) || 3000);');
+      if (next !== app.result.content) {
+        await call('write-merge', 'Edit src/app.js: listen on $PORT (whole file, from the earlier read)', WRITE, { path: p('src/app.js'), content: next }, app.result.content);
+      }
+    }
 
     const mine = results.slice(first).filter((r) => r.step !== 'custom');
     const failed = mine.filter((r) => !r.ok).length;

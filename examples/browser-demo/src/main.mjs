@@ -10,7 +10,7 @@ import { startDemoAgent, TOUR_PROMPT } from './agent.mjs';
 import { diffLines, diffStats, hunks } from './diff.mjs';
 import { $, el, appendPinned, keepPinned, plural, withTerminators } from './dom.mjs';
 import { createLogView } from './log-view.mjs';
-import { ROOT, seedProject, unsavedAppEdit } from './project.mjs';
+import { ROOT, seedProject, unsavedAppEdit, userEditWhileAgentThinks } from './project.mjs';
 import { loggedConnectionPair } from './wire.mjs';
 
 const vfs = zenfs.promises;
@@ -325,8 +325,15 @@ function showApproval() {
   $('approval-path').textContent = change.path;
   const stats = renderDiff($('approval-diff'), change.oldText, change.newText);
   const buffer = docs.get(change.path)?.dirty ? ' The file is open with unsaved edits: the agent’s text would replace your buffer, not the file.' : '';
-  $('approval-summary').textContent = `${change.created ? 'New file' : 'Changes'}: +${stats.added} −${stats.removed} lines, session ${change.sessionId}.${buffer}`;
+  // §9: the text changed since the agent read it, and acp-fs merged the agent's write with those
+  // edits; the diff is against what is there now, so it shows the agent's part only.
+  const merged = change.merged
+    ? ' Merged: this text changed since the agent read it; acp-fs combined the agent’s whole-file write with those edits, so approving keeps both.'
+    : buffer;
+  $('approval-summary').textContent = `${change.created ? 'New file' : 'Changes'}: +${stats.added} −${stats.removed} lines, session ${change.sessionId}.${merged}`;
+  $('approval-merged').hidden = !change.merged;
   dialog.dataset.path = change.path;
+  dialog.dataset.merged = String(Boolean(change.merged));
   updateApprovalQueue();
   if (!dialog.open) dialog.showModal();
 }
@@ -409,6 +416,8 @@ function renderChanges() {
           { class: 'change-head' },
           el('span', { class: 'name', title: record.path }, rel(record.path)),
           el('span', { class: 'badge' }, record.created ? 'created' : 'modified'),
+          // The file changed since the agent read it and acp-fs merged both edits (semantics.md §9).
+          record.merged ? el('span', { class: 'badge', 'data-testid': 'merged' }, 'merged') : null,
           el('span', { class: 'stats' }, `+${stats.added} −${stats.removed}`),
           el('span', { class: 'spacer' }),
           record.undone
@@ -456,6 +465,7 @@ function onSessionUpdate({ update }) {
     );
     toolCalls.set(update.toolCallId, { node, status, body });
     appendPinned(list, node);
+    if (update._meta?.demoStep === 'think-app') void userTypesWhileAgentThinks();
   } else if (update.sessionUpdate === 'tool_call_update') {
     const call = toolCalls.get(update.toolCallId);
     if (!call) return;
@@ -490,6 +500,32 @@ function onSessionUpdate({ update }) {
     }
     if (parts.length) keepPinned(list, () => call.body.replaceChildren(...parts));
   }
+}
+
+/**
+ * The tour's scripted user: while the agent thinks between its read of src/app.js and its write,
+ * "you" add a line to the open buffer, through the same path as typing (buffer, then
+ * acpFs.documents.update). The agent's write then has to be merged with it (semantics.md §9).
+ */
+async function userTypesWhileAgentThinks() {
+  const path = `${ROOT}/src/app.js`;
+  if (current !== path || !docs.has(path)) await openFile(path);
+  const doc = docs.get(path);
+  const next = doc ? userEditWhileAgentThinks(doc.buffer, doc.eol) : null;
+  if (next === null) return; // the user rewrote the end of the items list: nothing scripted to do
+  doc.buffer = next;
+  doc.dirty = doc.buffer !== doc.saved;
+  acpFs.documents.update(path, doc.buffer);
+  showDocument(path);
+  $('editor-note').textContent =
+    'You (scripted) added the Ruler item while the agent was thinking: unsaved, in acp-fs’s document overlay. The agent’s write, based on its earlier read, will be merged with it.';
+  editor.classList.remove('flash');
+  void editor.offsetWidth; // restart the animation
+  editor.classList.add('flash');
+  appendPinned(
+    $('agent-transcript'),
+    el('li', { class: 'msg user-msg', dataset: { testid: 'user-edit' } }, 'You (scripted, while the agent thinks): add { id: 4, name: \'Ruler\' } to src/app.js, unsaved.'),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -635,7 +671,18 @@ function debugHandle(log) {
       return bytes === null ? null : Array.from(bytes);
     },
     documentText: (path) => acpFs.documents.get(path),
-    changes: () => changes.map(({ id, sessionId: s, path, created, oldText, newText, mode, undone }) => ({ id, sessionId: s, path, created, oldText, newText, mode, undone })),
+    changes: () =>
+      changes.map(({ id, sessionId: s, path, created, oldText, newText, mode, undone, merged }) => ({
+        id,
+        sessionId: s,
+        path,
+        created,
+        oldText,
+        newText,
+        mode,
+        undone,
+        merged: merged === true,
+      })),
     agentResults: () => JSON.parse(JSON.stringify(agent.results)),
     log: () => log.entries.map((e) => ({ ...e })),
     pendingApprovals: () => approvals.map((a) => a.change.path),

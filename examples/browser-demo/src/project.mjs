@@ -118,3 +118,14 @@ export function unsavedAppEdit(text) {
     "  { id: 2, name: 'Pencil', price: 199 },\n  { id: 3, name: 'Eraser', price: 99 }, // unsaved: not on disk yet\n",
   );
 }
+
+/** The tour's user edit, typed into the src/app.js buffer while the agent thinks (after its read,
+ * before its write): one more item, far from the line the agent changes, so acp-fs can merge the
+ * two (docs/semantics.md §9). `null` when the buffer no longer has the items list's end, or already
+ * has the line (the tour run again). */
+export const USER_EDIT_LINE = "  { id: 4, name: 'Ruler', price: 349 }, // typed while the agent was thinking";
+export function userEditWhileAgentThinks(text, eol = '\n') {
+  if (text.includes(USER_EDIT_LINE)) return null;
+  const end = text.search(/^\];\r?$/m);
+  return end < 0 ? null : `${text.slice(0, end)}${USER_EDIT_LINE}${eol}${text.slice(end)}`;
+}

@@ -165,6 +165,18 @@ export function guardBinding(raw, isReady) {
       return guard(() => this.#raw.openDocument(path, text), internalWire);
     }
 
+    documentReloaded(path, text) {
+      return guard(() => this.#raw.documentReloaded(path, text), internalWire);
+    }
+
+    documentSaved(path) {
+      return guard(() => this.#raw.documentSaved(path), throwInternal);
+    }
+
+    documentVersion(path) {
+      return guard(() => this.#raw.documentVersion(path), throwInternal);
+    }
+
     closeDocument(path) {
       guard(() => this.#raw.closeDocument(path), throwInternal);
     }

@@ -1,0 +1,353 @@
+//! Edits that never clobber (semantics.md §9): what each session's agent saw of each file (the
+//! read ledger), the stale-write rule, and one write at a time per real path (turns).
+
+use crate::path::{AbsPath, Style};
+use crate::storage::Metadata;
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::future::Future;
+use std::hash::{Hash, Hasher};
+use std::pin::Pin;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::task::{Context, Poll, Waker};
+
+/// What the agent saw of a file.
+#[derive(Clone, Debug)]
+pub(crate) enum Seen {
+    /// The whole text (a whole-file read, or what the session wrote): a merge base.
+    Text(Arc<str>),
+    /// The whole text, too large to keep: only "changed or not" can be told.
+    Digest { len: u64, hash: u64 },
+    /// A window of a file read from storage: the file's identity then (size and modification
+    /// time; no modification time means "cannot tell", which counts as changed).
+    Identity { size: u64, modified: Option<u64> },
+}
+
+impl Seen {
+    pub fn digest(text: &[u8]) -> Seen {
+        Seen::Digest { len: text.len() as u64, hash: hash(text) }
+    }
+
+    pub fn identity(meta: &Metadata) -> Seen {
+        Seen::Identity { size: meta.size, modified: meta.modified }
+    }
+
+    /// What it costs to keep, beyond the entry itself.
+    fn bytes(&self) -> usize {
+        match self {
+            Seen::Text(t) => t.len(),
+            _ => 0,
+        }
+    }
+}
+
+/// A 64-bit digest; the ledger lives in one process, so std's fixed-key SipHash is enough
+/// (nobody gets to choose texts that collide with what the agent read without also changing
+/// what the agent read).
+fn hash(text: &[u8]) -> u64 {
+    let mut h = std::hash::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
+}
+
+/// The text there now, to compare with what was seen.
+pub(crate) struct Current<'a> {
+    /// `None`: nothing is there (the file was deleted and no buffer is open).
+    pub text: Option<&'a str>,
+    /// The storage's metadata when the text came from storage (or from a buffer the host
+    /// marked clean, which matches storage).
+    pub meta: Option<Metadata>,
+    /// The open document's version, when the text came from one.
+    pub document: Option<u64>,
+}
+
+/// One file in a session's ledger.
+struct Entry {
+    seen: Seen,
+    /// The document version the agent saw, when the text came from an open document: the same
+    /// version now means unchanged without comparing texts.
+    document: Option<u64>,
+    used: u64,
+    cost: usize,
+}
+
+/// Per-entry bookkeeping counted against the session bound besides the key and text.
+const ENTRY_COST: usize = 96;
+
+/// One session's ledger, bounded: least recently used entries are dropped first.
+#[derive(Default)]
+pub(crate) struct Ledger {
+    entries: HashMap<String, Entry>,
+    order: BTreeMap<u64, String>,
+    bytes: usize,
+    clock: u64,
+}
+
+impl Ledger {
+    fn tick(&mut self) -> u64 {
+        self.clock += 1;
+        self.clock
+    }
+
+    fn record(&mut self, key: String, seen: Seen, document: Option<u64>, limits: Limits) {
+        let seen = match seen {
+            Seen::Text(t) if t.len() > limits.file => Seen::digest(t.as_bytes()),
+            other => other,
+        };
+        self.forget(&key);
+        let cost = ENTRY_COST + key.len() + seen.bytes();
+        if cost > limits.session {
+            return;
+        }
+        let used = self.tick();
+        self.order.insert(used, key.clone());
+        self.bytes += cost;
+        self.entries.insert(key, Entry { seen, document, used, cost });
+        while self.bytes > limits.session {
+            let Some((_, oldest)) = self.order.pop_first() else { break };
+            if let Some(e) = self.entries.remove(&oldest) {
+                self.bytes -= e.cost;
+            }
+        }
+    }
+
+    fn forget(&mut self, key: &str) {
+        if let Some(e) = self.entries.remove(key) {
+            self.order.remove(&e.used);
+            self.bytes -= e.cost;
+        }
+    }
+
+    fn get(&mut self, key: &str) -> Option<(Seen, Option<u64>)> {
+        let used = self.tick();
+        let e = self.entries.get_mut(key)?;
+        self.order.remove(&e.used);
+        e.used = used;
+        self.order.insert(used, key.to_owned());
+        Some((e.seen.clone(), e.document))
+    }
+}
+
+#[derive(Clone, Copy)]
+pub(crate) struct Limits {
+    pub file: usize,
+    pub session: usize,
+}
+
+/// Ledgers of sessions the host never opened (a default policy) are kept for this many
+/// sessions at most; opened sessions keep theirs until closed.
+const UNOPENED_LEDGERS: usize = 64;
+
+/// Every session's ledger.
+#[derive(Default)]
+pub(crate) struct Ledgers {
+    inner: Mutex<LedgersInner>,
+}
+
+#[derive(Default)]
+struct LedgersInner {
+    sessions: HashMap<String, (Ledger, bool, u64)>,
+    clock: u64,
+}
+
+impl Ledgers {
+    fn lock(&self) -> MutexGuard<'_, LedgersInner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn record(&self, session: &str, opened: bool, key: String, seen: Seen, doc: Option<u64>, limits: Limits) {
+        let mut inner = self.lock();
+        inner.clock += 1;
+        let now = inner.clock;
+        let slot = inner.sessions.entry(session.to_owned()).or_insert_with(|| (Ledger::default(), opened, now));
+        slot.1 |= opened;
+        slot.2 = now;
+        slot.0.record(key, seen, doc, limits);
+        let unopened = inner.sessions.values().filter(|s| !s.1).count();
+        if unopened > UNOPENED_LEDGERS {
+            let oldest = inner.sessions.iter().filter(|(_, s)| !s.1).min_by_key(|(_, s)| s.2).map(|(k, _)| k.clone());
+            if let Some(k) = oldest {
+                inner.sessions.remove(&k);
+            }
+        }
+    }
+
+    pub fn get(&self, session: &str, key: &str) -> Option<(Seen, Option<u64>)> {
+        self.lock().sessions.get_mut(session)?.0.get(key)
+    }
+
+    pub fn drop_session(&self, session: &str) {
+        self.lock().sessions.remove(session);
+    }
+
+    /// `(entries, bytes)` of a session's ledger, for tests and hosts that watch memory.
+    pub fn usage(&self, session: &str) -> (usize, usize) {
+        self.lock().sessions.get(session).map_or((0, 0), |s| (s.0.entries.len(), s.0.bytes))
+    }
+}
+
+/// Whether the text there now differs from what the agent saw.
+pub(crate) fn changed(seen: &Seen, seen_doc: Option<u64>, now: &Current<'_>) -> bool {
+    if seen_doc.is_some() && seen_doc == now.document {
+        return false;
+    }
+    let Some(text) = now.text else { return true };
+    match seen {
+        Seen::Text(base) => **base != *text,
+        Seen::Digest { len, hash: h } => *len != text.len() as u64 || *h != hash(text.as_bytes()),
+        Seen::Identity { size, modified } => match (&now.meta, modified) {
+            (Some(meta), Some(m)) => meta.size != *size || meta.modified != Some(*m),
+            // No modification time, or a buffer whose relation to storage is unknown: the
+            // engine cannot prove nothing changed, so it says it did.
+            _ => true,
+        },
+    }
+}
+
+/// The ledger's key for a real path: drive and UNC paths compare case-insensitively.
+pub(crate) fn key(path: &AbsPath) -> String {
+    match path.style() {
+        Style::Posix => path.as_str().to_owned(),
+        Style::Drive | Style::Unc => path.as_str().to_ascii_lowercase(),
+    }
+}
+
+/// A three-way merge of line-based edits: `Some(text)` when the session's edit and the
+/// changes made since it read the file touch different lines, `None` when they overlap.
+pub(crate) fn merge(base: &str, current: &str, ours: &str) -> Option<String> {
+    // diffy's arguments are (ancestor, ours, theirs): "ours" is what is there now, so a clean
+    // merge keeps its text and applies the agent's edit on top.
+    diffy::merge(base, current, ours).ok()
+}
+
+/// Writes to one real path, in the order they asked: the front of a path's queue has the turn.
+#[derive(Default)]
+pub(crate) struct Turns {
+    state: Mutex<TurnState>,
+    changed: Condvar,
+}
+
+#[derive(Default)]
+struct TurnState {
+    queues: HashMap<String, VecDeque<u64>>,
+    next: u64,
+    wakers: Vec<Waker>,
+}
+
+impl Turns {
+    fn lock(&self) -> MutexGuard<'_, TurnState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Joins the queue of `key`; the ticket leaves it when dropped (the write ended, failed or
+    /// was cancelled), whatever state it was in.
+    pub fn enter(self: &Arc<Self>, key: String) -> Ticket {
+        let mut s = self.lock();
+        s.next += 1;
+        let id = s.next;
+        s.queues.entry(key.clone()).or_default().push_back(id);
+        Ticket { turns: self.clone(), key, id }
+    }
+
+    fn is_front(&self, key: &str, id: u64) -> bool {
+        self.lock().queues.get(key).and_then(|q| q.front()) == Some(&id)
+    }
+}
+
+/// A place in a path's write queue.
+pub(crate) struct Ticket {
+    turns: Arc<Turns>,
+    key: String,
+    id: u64,
+}
+
+impl Ticket {
+    pub fn ready(&self) -> bool {
+        self.turns.is_front(&self.key, self.id)
+    }
+
+    pub fn waiter(&self) -> Turn {
+        Turn { turns: self.turns.clone(), key: self.key.clone(), id: self.id }
+    }
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        let wakers = {
+            let mut s = self.turns.lock();
+            if let Some(q) = s.queues.get_mut(&self.key) {
+                q.retain(|&t| t != self.id);
+                if q.is_empty() {
+                    s.queues.remove(&self.key);
+                }
+            }
+            std::mem::take(&mut s.wakers)
+        };
+        self.turns.changed.notify_all();
+        wakers.into_iter().for_each(Waker::wake);
+    }
+}
+
+/// What a driver waits on for [`crate::Io::Wait`]: the write's turn on its path. Blocking
+/// drivers call [`Turn::wait`], async ones await [`Turn::ready`]; drivers that cannot reach it
+/// (the JS driver) answer after any other operation of the engine ended: the operation asks
+/// again if its turn has not come.
+#[derive(Clone)]
+pub struct Turn {
+    turns: Arc<Turns>,
+    key: String,
+    id: u64,
+}
+
+impl Turn {
+    /// Whether the turn has come.
+    pub fn is_ready(&self) -> bool {
+        self.turns.is_front(&self.key, self.id)
+    }
+
+    /// Blocks the thread until the turn has come.
+    pub fn wait(&self) {
+        let mut s = self.turns.lock();
+        loop {
+            let front = s.queues.get(&self.key).and_then(|q| q.front()).copied();
+            // Not queued at all: the operation has ended; nothing to wait for.
+            if front.is_none_or(|f| f == self.id) || !s.queues.get(&self.key).is_some_and(|q| q.contains(&self.id)) {
+                return;
+            }
+            s = self.turns.changed.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Resolves when the turn has come (runtime-agnostic: woken when a turn ends).
+    pub fn ready(&self) -> impl Future<Output = ()> + '_ {
+        TurnReady(self)
+    }
+}
+
+struct TurnReady<'a>(&'a Turn);
+
+impl Future for TurnReady<'_> {
+    type Output = ();
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let t = self.0;
+        let mut s = t.turns.lock();
+        let queued = s.queues.get(&t.key).is_some_and(|q| q.contains(&t.id));
+        let front = s.queues.get(&t.key).and_then(|q| q.front()) == Some(&t.id);
+        if front || !queued {
+            return Poll::Ready(());
+        }
+        s.wakers.push(cx.waker().clone());
+        Poll::Pending
+    }
+}
+
+impl std::fmt::Debug for Turn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Turn").field("path", &self.key).field("ticket", &self.id).finish()
+    }
+}
+
+impl PartialEq for Turn {
+    fn eq(&self, other: &Turn) -> bool {
+        Arc::ptr_eq(&self.turns, &other.turns) && self.key == other.key && self.id == other.id
+    }
+}
