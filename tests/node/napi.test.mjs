@@ -8,8 +8,8 @@ import { AcpFs } from './node-package.mjs';
 import { fileEntries } from '../shared/vectors.mjs';
 import { backends as allBackends, loadVectors, parityView, runVector } from './harness.mjs';
 
-// ACP_FS_BACKENDS=native,mapRanged runs a subset (the emulated cross-platform runs do: under qemu
-// and Wine only the storages that reach platform code are worth their time).
+// ACP_FS_BACKENDS=native,mapRanged runs a subset of the storages (quick runs under an emulator, by
+// hand; tests/cross runs them all).
 const only = process.env.ACP_FS_BACKENDS ? process.env.ACP_FS_BACKENDS.split(',') : null;
 const backends = only ? Object.fromEntries(Object.entries(allBackends).filter(([k]) => only.includes(k))) : allBackends;
 
