@@ -8,6 +8,7 @@ const LC_LOAD_DYLIB = 0xc;
 const LC_BUILD_VERSION = 0x32;
 const LC_DYLD_INFO_ONLY = 0x22; // with LC_REQ_DYLD, masked off below
 const LC_DYLD_EXPORTS_TRIE = 0x33;
+const LC_CODE_SIGNATURE = 0x1d;
 const N_EXT = 0x01;
 const N_TYPE = 0x0e;
 const N_SECT = 0x0e;
@@ -51,7 +52,7 @@ function trieNames(buf, start, size) {
 }
 
 /**
- * `{cpu, filetype, dylibs, exports, trie, undefined, minos}` of a Mach-O 64 image, or throws why
+ * `{cpu, filetype, dylibs, exports, trie, undefined, minos, signed}` of a Mach-O 64 image, or throws why
  * not: `exports` are the symbol table's defined externals, `trie` the names dyld can look up.
  */
 export function readMachO(buf) {
@@ -70,6 +71,7 @@ export function readMachO(buf) {
     trie: [],
     undefined: [],
     minos: null,
+    signed: false,
   };
   let off = 32;
   for (let i = 0; i < ncmds; i += 1) {
@@ -84,6 +86,8 @@ export function readMachO(buf) {
       const exportOff = buf.readUInt32LE(at);
       const exportSize = buf.readUInt32LE(size);
       if (exportSize > 0) out.trie.push(...trieNames(buf, exportOff, exportSize));
+    } else if (cmd === LC_CODE_SIGNATURE) {
+      out.signed = true;
     } else if (cmd === LC_BUILD_VERSION) {
       const v = buf.readUInt32LE(off + 12);
       out.minos = `${v >>> 16}.${(v >>> 8) & 0xff}`;

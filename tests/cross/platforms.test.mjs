@@ -117,6 +117,8 @@ describe('darwin-x64 and darwin-arm64 (cannot run here: Mach-O checked)', () => 
       assert.equal(m.cpu, cpu);
       assert.equal(m.filetype, 'dylib');
       assert.equal(m.minos, minos, 'the minimum macOS is the oldest Node 20 runs on, not the linker default');
+      // Apple silicon refuses to map unsigned code: the linker's ad-hoc signature must be there.
+      if (cpu === 'arm64') assert.ok(m.signed, 'an arm64 image carries a code signature (ad hoc)');
       assert.ok(m.exports.includes('_napi_register_module_v1'), `exports: ${m.exports.slice(0, 20).join(' ')}`);
       assert.ok(m.trie.includes('_napi_register_module_v1'), `dyld export trie: ${m.trie.join(' ')}`);
       // The N-API functions are the host's (node or Electron), bound at load time
@@ -127,7 +129,7 @@ describe('darwin-x64 and darwin-arm64 (cannot run here: Mach-O checked)', () => 
         [],
         `links only system libraries: ${m.dylibs.join(' ')}`,
       );
-      console.log(`${platform}: ${m.cpu} ${m.filetype}, minos ${m.minos}, links ${m.dylibs.join(' ')}`);
+      console.log(`${platform}: ${m.cpu} ${m.filetype}, minos ${m.minos}, ${m.signed ? 'ad-hoc signed' : 'unsigned'}, links ${m.dylibs.join(' ')}`);
     });
   }
 });
