@@ -8,18 +8,11 @@ import { createAcpFs, createAgent, AcpFsError, acpClientHandlers, toRequestError
 import { diskStorage } from './shared/node-default-disk.mjs';
 
 const require = createRequire(import.meta.url);
-const { backend, reason, binding } = require('./load.cjs');
+const { wire } = require('./load.cjs');
 
-export const AcpFs =
-  backend === 'native'
-    ? createAcpFs({ Engine: binding.Engine, nativeDisk: true })
-    : createAcpFs({ Engine: binding.Engine, defaultStorage: () => diskStorage(nodeFs) });
-Object.defineProperties(AcpFs, {
-  /** 'native' (this platform's N-API addon) or 'wasm' (the fallback). */
-  backend: { value: backend, enumerable: true },
-  /** Why the native addon is not in use, or null when it is. */
-  backendReason: { value: reason, enumerable: true },
-});
+const wired = wire({ createAcpFs, createAgent }, diskStorage, nodeFs);
+/** The acp-fs engine over this platform's addon, or the wasm fallback (`AcpFs.backend`). */
+export const AcpFs = wired.AcpFs;
 /** The agent's side of fs/*: capability checks, tool definitions, argument checks, requests, tool results. */
-export const agent = createAgent(backend === 'native' ? binding : binding.functions);
+export const agent = wired.agent;
 export { AcpFsError, acpClientHandlers, toRequestError };

@@ -63,4 +63,26 @@ function load() {
   return { backend: 'wasm', reason, binding: require('./wasm/engine.cjs') };
 }
 
-module.exports = load();
+const loaded = load();
+
+/**
+ * `AcpFs` and `agent` over the loaded backend, from the driver of the entry that asks (ESM and CJS
+ * each bring their own driver module): natively, or on the wasm engine with the local disk
+ * through `diskStorage(fs)` when `storage` is omitted.
+ */
+function wire({ createAcpFs, createAgent }, diskStorage, fs) {
+  const { backend, reason, binding } = loaded;
+  const AcpFs =
+    backend === 'native'
+      ? createAcpFs({ Engine: binding.Engine, nativeDisk: true })
+      : createAcpFs({ Engine: binding.Engine, defaultStorage: () => diskStorage(fs) });
+  Object.defineProperties(AcpFs, {
+    /** 'native' (this platform's N-API addon) or 'wasm' (the fallback). */
+    backend: { value: backend, enumerable: true },
+    /** Why the native addon is not in use, or null when it is. */
+    backendReason: { value: reason, enumerable: true },
+  });
+  return { AcpFs, agent: createAgent(backend === 'native' ? binding : binding.functions) };
+}
+
+module.exports = { ...loaded, wire };
