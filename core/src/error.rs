@@ -18,6 +18,7 @@ pub mod codes {
 
 /// What went wrong, as a stable machine-readable kind (`code` on the JS `AcpFsError`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorKind {
     ParseError,
@@ -125,11 +126,15 @@ impl fmt::Display for ErrorKind {
 /// assert_eq!(e.message, "Resource not found: /project/missing.txt");
 /// assert_eq!(e.to_json_rpc()["data"]["uri"], "/project/missing.txt");
 /// ```
-#[derive(Clone, Debug, PartialEq)]
+///
+/// Its serde form is what JS drivers see: `{kind, code, message, data}`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct AcpFsError {
     pub kind: ErrorKind,
     pub code: i64,
     pub message: String,
+    #[cfg_attr(feature = "ts", ts(type = "JsonValue"))]
     pub data: Value,
 }
 

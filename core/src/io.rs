@@ -14,7 +14,9 @@ pub type FileId = u32;
 /// One I/O request from an operation. Paths are normalized (and, after containment is
 /// checked, resolved) absolute paths; `root` is the (resolved) session root the path was
 /// checked against, for storages that resolve relative to it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "op", rename_all = "camelCase")]
 pub enum Io {
     Stat {
         path: String,
@@ -36,15 +38,20 @@ pub enum Io {
     ReadAt {
         file: FileId,
         offset: u64,
+        #[serde(rename = "length")]
+        #[cfg_attr(feature = "ts", ts(rename = "length"))]
         len: usize,
     },
     MakeDirs {
         root: String,
         path: String,
     },
+    /// The bytes travel beside the request (`HostStep::Io::bytes`), not inside it.
     Write {
         root: String,
         path: String,
+        #[serde(skip)]
+        #[cfg_attr(feature = "ts", ts(skip))]
         bytes: Vec<u8>,
     },
     /// Ask the host to approve a write; may take as long as a person needs.
@@ -57,6 +64,8 @@ pub enum Io {
     /// (the operation asks again if its turn has not come).
     Wait {
         path: String,
+        #[serde(skip)]
+        #[cfg_attr(feature = "ts", ts(skip))]
         turn: Turn,
     },
     /// A write targets an open document: ask the host what to do with it.

@@ -41,6 +41,7 @@ mod driver;
 mod engine;
 mod error;
 mod file;
+pub mod host;
 mod index;
 mod io;
 mod ledger;

@@ -26,9 +26,11 @@ pub struct ReadTextFileRequest {
 
 /// Result of `fs/read_text_file`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ReadTextFileResponse {
     pub content: String,
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional, type = "{ [key in string]?: JsonValue }"))]
     pub meta: Option<Map<String, Value>>,
 }
 
@@ -51,14 +53,17 @@ pub struct WriteTextFileRequest {
 /// assert_eq!(serde_json::to_string(&r).unwrap(), "{}");
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct WriteTextFileResponse {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional, type = "{ [key in string]?: JsonValue }"))]
     pub meta: Option<Map<String, Value>>,
 }
 
 /// `clientCapabilities.fs` for the client's `initialize` request (a missing field is `false`,
 /// as the spec says).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase", default)]
 pub struct FileSystemCapability {
     pub read_text_file: bool,
@@ -67,6 +72,7 @@ pub struct FileSystemCapability {
 
 /// A successful answer of either method.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(untagged)]
 pub enum Response {
     Read(ReadTextFileResponse),

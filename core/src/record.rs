@@ -4,6 +4,7 @@ use serde::Serialize;
 
 /// One successful write, for diffs, review and undo.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ChangeRecord {
     pub session_id: String,
@@ -16,11 +17,13 @@ pub struct ChangeRecord {
     /// The file had changed since the agent read it and `new_text` is the three-way merge of
     /// both edits (semantics.md §9); only sent when true.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(feature = "ts", ts(optional, type = "true"))]
     pub merged: bool,
 }
 
 /// The host's choice for a write that targets an open document.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub enum DocumentWrite {
     /// The open buffer takes the new text; storage is untouched (the user saves).
@@ -31,9 +34,11 @@ pub enum DocumentWrite {
 
 /// One request, for the host's audit log (semantics.md §7).
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct AuditEvent {
     /// `"read"` or `"write"`.
+    #[cfg_attr(feature = "ts", ts(type = "'read' | 'write'"))]
     pub op: &'static str,
     pub session_id: Option<String>,
     pub path: Option<String>,
@@ -42,11 +47,14 @@ pub struct AuditEvent {
     /// Bytes of text returned or written.
     pub bytes: u64,
     /// `"ok"`, `"error"` or `"cancelled"`.
+    #[cfg_attr(feature = "ts", ts(type = "'ok' | 'error' | 'cancelled'"))]
     pub outcome: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional, type = "ErrorKind"))]
     pub error_kind: Option<&'static str>,
     /// Filled by the driver, which owns a clock (the engine has none: wasm has no `Instant`).
     pub duration_ms: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub traceparent: Option<String>,
 }

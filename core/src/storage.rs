@@ -4,7 +4,9 @@ use crate::io::Bytes;
 use crate::record::{ChangeRecord, DocumentWrite};
 
 /// What exists at a path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
 pub enum FileKind {
     File,
     Directory,
@@ -75,7 +77,9 @@ impl std::fmt::Display for StorageError {
 impl std::error::Error for StorageError {}
 
 /// Whether a storage has symlinks, and whether it can resolve them (semantics.md §3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
 pub enum Symlinks {
     /// No symlinks exist: lexical containment is the whole check.
     None,
@@ -86,7 +90,9 @@ pub enum Symlinks {
 }
 
 /// What a storage can do; the engine plans its I/O from this.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
 pub struct StorageCaps {
     pub symlinks: Symlinks,
     /// `stat` works (non-regular files are refused before they are opened, sizes checked).
