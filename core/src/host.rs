@@ -64,6 +64,8 @@ pub struct HostInfo {
     pub lone_surrogate: &'static str,
     /// An `internal` error whose message holds `{message}` where the reason goes.
     pub internal: AcpFsError,
+    /// The `-32800` error of a cancelled request.
+    pub cancelled: AcpFsError,
 }
 
 /// The driver's constants (see [`HostInfo`]).
@@ -76,6 +78,7 @@ pub fn info() -> HostInfo {
         max_values: MAX_VALUES,
         lone_surrogate: LONE_SURROGATE,
         internal: AcpFsError::internal("{message}"),
+        cancelled: AcpFsError::cancelled(),
     }
 }
 

@@ -7,7 +7,11 @@ export type HostInfo = { readMethod: string, writeMethod: string, fullCaps: Stor
 /**
  * An `internal` error whose message holds `{message}` where the reason goes.
  */
-internal: AcpFsError, };
+internal: AcpFsError, 
+/**
+ * The `-32800` error of a cancelled request.
+ */
+cancelled: AcpFsError, };
 
 export type HostAnswer = { error?: HostError, metadata?: HostMetadata, 
 /**
