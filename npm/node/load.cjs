@@ -49,7 +49,7 @@ function loadNative() {
 function load() {
   const force = process.env.ACP_FS_FORCE_WASM;
   if (force !== undefined && force !== '' && force !== '0' && force !== 'false') {
-    return { backend: 'wasm', reason: `ACP_FS_FORCE_WASM=${force} forces the wasm engine`, binding: require('./wasm/engine.cjs') };
+    return { backend: 'wasm', reason: `ACP_FS_FORCE_WASM=${force} forces the wasm engine`, binding: require('./wasm/engine.cjs').binding };
   }
   const native = loadNative();
   if (native.binding) return { backend: 'native', reason: null, binding: native.binding };
@@ -60,7 +60,7 @@ function load() {
     `no native binding loaded for ${process.platform}-${process.arch}` +
     (process.versions && process.versions.electron ? ` (Electron ${process.versions.electron})` : '') +
     `, running the wasm engine: ${why.join('; ') || 'no reason given'}`;
-  return { backend: 'wasm', reason, binding: require('./wasm/engine.cjs') };
+  return { backend: 'wasm', reason, binding: require('./wasm/engine.cjs').binding };
 }
 
 const loaded = load();
@@ -74,15 +74,15 @@ function wire({ createAcpFs, createAgent }, diskStorage, fs) {
   const { backend, reason, binding } = loaded;
   const AcpFs =
     backend === 'native'
-      ? createAcpFs({ Engine: binding.Engine, nativeDisk: true })
-      : createAcpFs({ Engine: binding.Engine, defaultStorage: () => diskStorage(fs) });
+      ? createAcpFs(binding, { nativeDisk: true })
+      : createAcpFs(binding, { defaultStorage: () => diskStorage(fs) });
   Object.defineProperties(AcpFs, {
     /** 'native' (this platform's N-API addon) or 'wasm' (the fallback). */
     backend: { value: backend, enumerable: true },
     /** Why the native addon is not in use, or null when it is. */
     backendReason: { value: reason, enumerable: true },
   });
-  return { AcpFs, agent: createAgent(backend === 'native' ? binding : binding.functions) };
+  return { AcpFs, agent: createAgent(binding) };
 }
 
 module.exports = { ...loaded, wire };

@@ -1,17 +1,15 @@
-// The one JS driver of @acp-fs/node and @acp-fs/wasm. Each package passes its binding's `Engine`
-// (docs/binding-interface.md); this file runs the engine's step loop against a JS storage and the
-// host's hooks, so no binding ever awaits a JS promise from Rust. Policy lives in the core: the
-// driver converts, waits and reports.
+// The one JS driver of @acp-fs/node and @acp-fs/wasm. Each package passes its binding
+// (docs/binding-interface.md: `createEngine`, `hostInfo`, `invalidParams`, the agent functions);
+// this file runs the one step loop against the built-in disk or a JS storage and the host's hooks,
+// so no binding ever awaits a JS promise from Rust. Policy, wording and limits live in the core:
+// the driver walks values once, converts, waits and reports.
 
-import { AcpFsError, cancelledError, fromThrown, internalError, toRequestError } from './error.mjs';
+import { AcpFsError, coreInfo, fromThrown, internalError, internalWire, invalidParamsError, toRequestError, useBinding } from './error.mjs';
 import { deriveCaps, errorAnswer, hostStorage, StorageSession } from './storage.mjs';
 import { mcpOverAcp, mcpServerFor } from './mcp-acp.mjs';
 
 export { AcpFsError, toRequestError };
 export { deriveCaps } from './storage.mjs';
-
-const READ = 'fs/read_text_file';
-const WRITE = 'fs/write_text_file';
 
 // Options that are JS values the engine never sees (functions, objects with methods).
 const HOST_ONLY = new Set(['storage', 'approveWrite', 'onChange', 'onAudit', 'onDocumentWrite']);
@@ -39,13 +37,6 @@ function unwrap(arg, options) {
 }
 
 const NOT_JSON = '[not representable in JSON]';
-
-// What a JSON-RPC peer cannot send, refused before any value conversion (semantics.md §8.1): the
-// limits are serde_json's recursion limit and the wasm binding's value budget, so a value refused
-// here is refused by both packages alike, and nothing below can hang on a shared-object DAG.
-const MAX_DEPTH = 128;
-const MAX_VALUES = 1_000_000;
-const LONE = 'is not valid Unicode (a lone surrogate)';
 
 /** `String.prototype.isWellFormed` (ES2024), or the same test over the code units where it is missing. */
 const isWellFormed =
@@ -98,9 +89,11 @@ function replaceLoneSurrogates(text, replace) {
  * (`whole` for the value itself), or `undefined`: a string or key with a lone surrogate (JSON
  * text cannot carry it and the engine never replaces it), nesting past 128 levels (a cycle nests
  * forever), more than a million values, or a getter or proxy that throws. Top-level keys are
- * checked in order, each value to the bottom, so the first bad field is the one named.
+ * checked in order, each value to the bottom, so the first bad field is the one named. The limits
+ * and the reason's words are the core's (`hostInfo()`): this is the one copy of the walk.
  */
 export function notJson(value, whole = 'params') {
+  const { maxDepth: MAX_DEPTH, maxValues: MAX_VALUES, loneSurrogate: LONE } = coreInfo();
   if (typeof value === 'string') return isWellFormed(value) ? undefined : { field: whole, reason: LONE };
   if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return undefined;
   let values = 1;
@@ -160,11 +153,6 @@ function escapeLoneSurrogates(text) {
   });
 }
 
-/** The wire form of an `invalid_params` error (the core's wording). */
-function invalidParams(field, reason) {
-  return { kind: 'invalid_params', code: -32602, message: `Invalid params: ${field}: ${reason}`, data: { field, reason } };
-}
-
 /** The fields of refused params that are plain values, for the audit event's echo. */
 function echoParams(params) {
   if (params === null || typeof params !== 'object' || Array.isArray(params)) return null;
@@ -208,9 +196,9 @@ function jsonParams(params) {
 /** Host-side calls take strings; anything else is the caller's error, named like a param error. */
 function requireString(value, field) {
   if (typeof value !== 'string') {
-    throw new AcpFsError(invalidParams(field, `must be a string, got ${value === null ? 'null' : typeof value}`));
+    throw invalidParamsError(field, `must be a string, got ${value === null ? 'null' : typeof value}`);
   }
-  if (!isWellFormed(value)) throw new AcpFsError(invalidParams(field, LONE));
+  if (!isWellFormed(value)) throw invalidParamsError(field, coreInfo().loneSurrogate);
 }
 
 /** Observers must not change an answer that is already decided; their failures are reported. */
@@ -225,24 +213,20 @@ function notify(hook, arg, what) {
 }
 
 /**
- * Builds the `AcpFs` class over a binding.
- * @param {{Engine: Function, nativeDisk?: boolean | {caps?: object}, defaultStorage?: () => object}} binding
+ * Builds the `AcpFs` class over a binding (docs/binding-interface.md).
+ * @param {{hostInfo: Function, invalidParams: Function, createEngine: Function}} binding
+ * @param {{nativeDisk?: boolean | {caps?: object}, defaultStorage?: () => object}} [host]
  *   `nativeDisk`: the binding's operations have `runOnDisk`, so `storage` may be omitted.
  *   `defaultStorage`: otherwise, the JS storage an omitted `storage` means (@acp-fs/node's wasm
  *   fallback: the local disk through node:fs), made once per instance.
  */
-export function createAcpFs({ Engine, nativeDisk, defaultStorage } = {}) {
-  if (typeof Engine !== 'function') throw new TypeError('createAcpFs needs the binding Engine class');
-  const nativeCaps = nativeDisk
-    ? {
-        symlinks: 'resolvable',
-        stat: true,
-        rangedReads: true,
-        write: true,
-        makeDirs: true,
-        ...(typeof nativeDisk === 'object' ? nativeDisk.caps : {}),
-      }
-    : null;
+export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
+  for (const name of ['hostInfo', 'invalidParams', 'createEngine']) {
+    if (typeof binding?.[name] !== 'function') throw new TypeError(`createAcpFs needs the binding function ${name}`);
+  }
+  const info = useBinding(binding);
+  const { readMethod, writeMethod } = info;
+  const nativeCaps = nativeDisk ? { ...info.fullCaps, ...(typeof nativeDisk === 'object' ? nativeDisk.caps : {}) } : null;
 
   class Documents {
     #engine;
@@ -306,6 +290,7 @@ export function createAcpFs({ Engine, nativeDisk, defaultStorage } = {}) {
     #waiting = [];
 
     #ended() {
+      if (this.#waiting.length === 0) return;
       const waiting = this.#waiting;
       this.#waiting = [];
       for (const wake of waiting) wake();
@@ -324,14 +309,7 @@ export function createAcpFs({ Engine, nativeDisk, defaultStorage } = {}) {
       }
       let caps;
       if (storage === undefined || storage === null) {
-        if (!nativeCaps) {
-          throw new AcpFsError({
-            kind: 'invalid_params',
-            code: -32602,
-            message: 'Invalid params: storage: this package has no built-in storage; pass one',
-            data: { field: 'storage', reason: 'this package has no built-in storage; pass one' },
-          });
-        }
+        if (!nativeCaps) throw invalidParamsError('storage', 'this package has no built-in storage; pass one');
         this.#native = true;
         caps = nativeCaps;
       } else {
@@ -347,11 +325,14 @@ export function createAcpFs({ Engine, nativeDisk, defaultStorage } = {}) {
         onAudit: options.onAudit,
         onDocumentWrite: options.onDocumentWrite,
       };
+      let made;
       try {
-        this.#engine = new Engine(engineOptions(options), caps);
+        made = binding.createEngine(jsonParams(engineOptions(options)), caps);
       } catch (e) {
         throw fromThrown(e);
       }
+      if (isWireError(made)) throw new AcpFsError(made);
+      this.#engine = made;
       this.documents = new Documents(this.#engine);
       // Detached use must work: `onRequest('fs/read_text_file', fs.readTextFile)`.
       this.readTextFile = this.readTextFile.bind(this);
@@ -363,7 +344,7 @@ export function createAcpFs({ Engine, nativeDisk, defaultStorage } = {}) {
     /** Registers (or replaces, for `session/load`) a session's roots. */
     openSession(sessionId, { cwd, additionalDirectories = [] } = {}) {
       requireString(sessionId, 'sessionId');
-      const err = this.#engine.openSession(sessionId, cwd, additionalDirectories);
+      const err = this.#engine.openSession(sessionId, cwd ?? null, jsonValue(additionalDirectories));
       if (err) throw new AcpFsError(err);
     }
 
@@ -375,15 +356,15 @@ export function createAcpFs({ Engine, nativeDisk, defaultStorage } = {}) {
     /** `clientCapabilities.fs`: only what is wired. */
     capabilities() {
       const c = this.#engine.capabilities();
-      return { readTextFile: Boolean(c.readTextFile), writeTextFile: Boolean(c.writeTextFile) };
+      return { readTextFile: c.readTextFile, writeTextFile: c.writeTextFile };
     }
 
     readTextFile(arg, options) {
-      return this.#request(READ, arg, options);
+      return this.#request(readMethod, arg, options);
     }
 
     writeTextFile(arg, options) {
-      return this.#request(WRITE, arg, options);
+      return this.#request(writeMethod, arg, options);
     }
 
     /**
@@ -391,32 +372,9 @@ export function createAcpFs({ Engine, nativeDisk, defaultStorage } = {}) {
      * `null` when the message is not an fs request (route it elsewhere).
      */
     handle(message, options) {
-      return this.#handle(message, options?.signal).catch((e) => Promise.reject(fromThrown(e)));
-    }
-
-    async #handle(message, signal) {
-      const asText = typeof message === 'string';
-      const text = asText ? escapeLoneSurrogates(message) : (JSON.stringify(message) ?? 'null');
-      const out = (reply) => (reply === null || asText ? reply : JSON.parse(reply));
-      const d = this.#engine.dispatch(text);
-      switch (d.kind) {
-        case 'notMine':
-          return null;
-        case 'reply':
-          return out(d.reply);
-        case 'cancel':
-          this.#inflight.cancel(d.id);
-          return null;
-        case 'call': {
-          const { value: outcome } = await this.#inflight.run(d.id, signal, (s) => this.#run(d.operation, s));
-          const body = outcome.error
-            ? `"error":${JSON.stringify(new AcpFsError(outcome.error).toJsonRpc())}`
-            : `"result":${JSON.stringify(outcome.result)}`;
-          return out(`{"jsonrpc":"2.0","id":${d.id},${body}}`);
-        }
-        default:
-          throw internalError(`the binding dispatched an unknown kind ${JSON.stringify(d.kind)}`);
-      }
+      return this.#message((text) => this.#engine.dispatch(text), message, options?.signal, this.#inflight, false).catch(
+        (e) => Promise.reject(fromThrown(e)),
+      );
     }
 
     /**
@@ -428,7 +386,7 @@ export function createAcpFs({ Engine, nativeDisk, defaultStorage } = {}) {
       const engine = this.#engine;
       // This server's calls in flight, for `notifications/cancelled` (ids are per connection).
       const inflight = new InFlight();
-      const answer = (message, signal) => this.#mcp(sessionId, message, signal, inflight);
+      const dispatch = (text) => engine.mcpDispatch(sessionId, text);
       return Object.freeze({
         sessionId,
         /** The tools offered: `read_text_file`, and `write_text_file` when writes are wired. */
@@ -440,7 +398,9 @@ export function createAcpFs({ Engine, nativeDisk, defaultStorage } = {}) {
           }
         },
         /** Answers one MCP message (a string gives a string, an object an object); `null` for none. */
-        handle: (message, options) => answer(message, options?.signal).catch((e) => Promise.reject(fromThrown(e))),
+        handle: (message, options) =>
+          // MCP: a request the peer cancelled gets no response at all.
+          this.#message(dispatch, message, options?.signal, inflight, true).catch((e) => Promise.reject(fromThrown(e))),
       });
     }
 
@@ -466,11 +426,16 @@ export function createAcpFs({ Engine, nativeDisk, defaultStorage } = {}) {
       return mcpServerFor(agentCapabilities);
     }
 
-    async #mcp(sessionId, message, signal, inflight) {
+    /**
+     * The one path of a message (an ACP JSON-RPC message or an MCP one): the engine classifies it
+     * and, for a call, hands over the operation, whose outcome carries the reply. `silentCancel`:
+     * a call the peer cancelled gets no reply (MCP).
+     */
+    async #message(dispatch, message, signal, inflight, silentCancel) {
       const asText = typeof message === 'string';
       const text = asText ? escapeLoneSurrogates(message) : (JSON.stringify(message) ?? 'null');
       const out = (reply) => (reply === null || asText ? reply : JSON.parse(reply));
-      const d = this.#engine.mcpDispatch(sessionId, text);
+      const d = dispatch(text);
       switch (d.kind) {
         case 'notMine':
           return null;
@@ -479,15 +444,10 @@ export function createAcpFs({ Engine, nativeDisk, defaultStorage } = {}) {
         case 'cancel':
           inflight.cancel(d.id);
           return null;
-        case 'call':
-          try {
-            const { value: outcome, cancelled } = await inflight.run(d.id, signal, (s) => this.#run(d.operation, s));
-            // MCP: a request the peer cancelled gets no response at all.
-            if (cancelled) return null;
-            return out(d.call.respond(outcome.error ? { error: outcome.error } : { result: outcome.result }));
-          } finally {
-            d.call.free?.();
-          }
+        case 'call': {
+          const { value: outcome, cancelled } = await inflight.run(d.id, signal, (s) => this.#run(d.operation, s));
+          return cancelled && silentCancel ? null : out(outcome.reply);
+        }
         default:
           throw internalError(`the binding dispatched an unknown kind ${JSON.stringify(d.kind)}`);
       }
@@ -501,7 +461,7 @@ export function createAcpFs({ Engine, nativeDisk, defaultStorage } = {}) {
         const refused = notJson(params);
         const op = this.#engine.start(method, refused ? echoParams(params) : jsonParams(params));
         if (!op) throw internalError(`${method} is not an fs method of this engine`);
-        const outcome = await this.#run(op, signal, refused && invalidParams(refused.field, refused.reason));
+        const outcome = await this.#run(op, signal, refused);
         if (outcome.error) throw new AcpFsError(outcome.error, outcome.cause);
         return outcome.result;
       } catch (e) {
@@ -519,14 +479,15 @@ export function createAcpFs({ Engine, nativeDisk, defaultStorage } = {}) {
       let cause;
       const session = this.#native || refused ? null : new StorageSession(this.#storage);
       try {
-        ({ outcome, cause } = refused ? { outcome: op.fail(refused) } : await this.#loop(op, signal, session));
+        ({ outcome, cause } = refused
+          ? { outcome: op.refuse(refused.field, refused.reason) }
+          : await this.#loop(op, signal, session));
       } catch (e) {
         // A driver bug or a binding throw: never leave a request hanging.
-        const err = internalError(e?.message ?? String(e));
-        outcome = { error: { kind: err.code, code: err.jsonRpcCode, message: err.message, data: err.data }, change: null };
         cause = e;
+        outcome = aborted(op, e?.message ?? String(e));
       } finally {
-        await session?.closeAll();
+        if (session?.files.size) await session.closeAll();
         op.free?.();
         this.#ended();
       }
@@ -535,96 +496,100 @@ export function createAcpFs({ Engine, nativeDisk, defaultStorage } = {}) {
         notify(this.#hooks.onAudit, outcome.audit, 'onAudit');
       }
       if (!outcome.error && outcome.change) notify(this.#hooks.onChange, outcome.change, 'onChange');
-      return { ...outcome, cause };
+      return cause === undefined ? outcome : { ...outcome, cause };
     }
 
+    /**
+     * The one step loop, for the built-in disk and for JS storages alike: the native disk runs a
+     * request's storage io on the libuv pool (`runOnDisk`) and comes back only for the host; a JS
+     * storage's io is performed here. Cancellation races every wait: the request settles at once,
+     * and no io starts after it.
+     */
     async #loop(op, signal, session) {
-      // Cancellation races every wait: the request settles at once, and no io starts after it.
       let cancelled = false;
       let onAbort;
-      const aborted = new Promise((resolve) => {
-        onAbort = () => {
-          cancelled = true;
-          resolve(ABORTED);
-        };
-      });
-      if (signal?.aborted) onAbort();
-      else signal?.addEventListener('abort', onAbort, { once: true });
+      let aborted;
+      if (signal) {
+        aborted = new Promise((resolve) => {
+          onAbort = () => {
+            cancelled = true;
+            resolve(ABORTED);
+          };
+        });
+        if (signal.aborted) onAbort();
+        else signal.addEventListener('abort', onAbort, { once: true });
+      }
       const race = (p) => {
+        if (!signal) return p;
         // A losing promise may still reject later; that must not surface as unhandled.
         p.then(undefined, () => {});
         return cancelled ? ABORTED : Promise.race([p, aborted]);
       };
+      const native = this.#native;
       const cancel = () => ({ outcome: op.cancel(), cause: undefined });
       try {
         if (cancelled) return cancel();
         let lastError;
-        if (this.#native) {
-          let step = await race(op.runOnDisk());
-          for (;;) {
-            if (step === ABORTED) return cancel();
-            if (step.done) return { outcome: step.done, cause: step.done.error && lastError ? lastError : undefined };
-            lastError = undefined;
-            if (step.io.op === 'wait') {
-              if ((await race(this.#turn())) === ABORTED) return cancel();
-              step = await race(op.runOnDisk({ done: true }));
-              continue;
-            }
-            const answer = await race(
-              this.#host(step.io).catch((e) => {
-                lastError = e;
-                return errorAnswer(e);
-              }),
-            );
-            if (answer === ABORTED) return cancel();
-            step = await race(op.runOnDisk(answer));
-          }
-        }
-        let step = op.step();
+        let step = native ? await race(op.runOnDisk()) : op.step();
         for (;;) {
-          if (step.done) {
-            return { outcome: step.done, cause: step.done.error && lastError ? lastError : undefined };
-          }
+          if (step === ABORTED) return cancel();
+          if (step.done) return { outcome: step.done, cause: step.done.error && lastError ? lastError : undefined };
           lastError = undefined;
-          const io = step.io;
+          const { io } = step;
+          let answer = DONE;
+          let bytes;
           if (io.op === 'wait') {
             if ((await race(this.#turn())) === ABORTED) return cancel();
-            step = op.step({ done: true });
-            continue;
+          } else {
+            const result = await race(
+              this.#perform(io, step.bytes, session).catch((e) => {
+                lastError = e;
+                return { answer: errorAnswer(e) };
+              }),
+            );
+            if (result === ABORTED) return cancel();
+            ({ answer, bytes } = result);
           }
-          const result = await race(
-            (io.op === 'approve' || io.op === 'writeDocument'
-              ? this.#host(io).then((answer) => ({ answer }))
-              : Promise.resolve().then(() => session.perform(io, step.bytes))
-            ).catch((e) => {
-              lastError = e;
-              return { answer: errorAnswer(e) };
-            }),
-          );
-          if (result === ABORTED) return cancel();
-          step = result.bytes === undefined ? op.step(result.answer) : op.step(result.answer, result.bytes);
+          step = native ? await race(op.runOnDisk(answer)) : bytes === undefined ? op.step(answer) : op.step(answer, bytes);
         }
       } finally {
-        signal?.removeEventListener('abort', onAbort);
+        if (onAbort) signal.removeEventListener('abort', onAbort);
       }
     }
 
-    /** The host's answers to the engine's questions that are not about storage. */
-    async #host(io) {
+    /** One io the engine asked for: the host's hooks answer approvals and documents, storage the rest. */
+    async #perform(io, bytes, session) {
       if (io.op === 'approve') {
         const approve = this.#hooks.approveWrite;
-        return { approved: typeof approve === 'function' ? (await approve(io.change)) === true : true };
+        return { answer: { approved: typeof approve === 'function' ? (await approve(io.change)) === true : true } };
       }
       if (io.op === 'writeDocument') {
         const choose = this.#hooks.onDocumentWrite;
         const choice = typeof choose === 'function' ? await choose(io.path, io.text) : 'buffer';
-        return { document: choice === undefined || choice === null ? 'buffer' : choice };
+        return { answer: { document: choice === undefined || choice === null ? 'buffer' : choice } };
       }
-      throw new TypeError(`the engine asked the host for ${io.op}, which only storage can answer`);
+      if (session === null) throw new TypeError(`the engine asked the host for ${io.op}, which only storage can answer`);
+      return session.perform(io, bytes);
     }
   }
 
   return AcpFs;
+}
+
+const DONE = Object.freeze({ done: true });
+
+/** Whether a binding handed back an error value (`createEngine`) instead of what was asked for. */
+function isWireError(v) {
+  return v !== null && typeof v === 'object' && typeof v.kind === 'string' && typeof v.code === 'number';
+}
+
+/** The outcome of an operation the driver could not finish: the engine ends it, or failing that the template. */
+function aborted(op, message) {
+  try {
+    return op.abort(message);
+  } catch {
+    return { error: internalWire(message), change: null };
+  }
 }
 
 const ABORTED = Symbol('aborted');
@@ -679,9 +644,11 @@ function idKey(rawId) {
  * core's; this converts values and turns wire errors into `AcpFsError`s.
  */
 export function createAgent(binding = {}) {
-  for (const name of ['clientFsCapabilities', 'toolDefinitions', 'checkToolArguments', 'buildRequest', 'toolResult']) {
+  const needs = ['hostInfo', 'invalidParams', 'clientFsCapabilities', 'toolDefinitions', 'checkToolArguments', 'buildRequest', 'toolResult'];
+  for (const name of needs) {
     if (typeof binding[name] !== 'function') throw new TypeError(`createAgent needs the binding function ${name}`);
   }
+  useBinding(binding);
   const call = (fn, ...args) => {
     try {
       return fn(...args);
@@ -692,12 +659,12 @@ export function createAgent(binding = {}) {
   /** A value as JSON would carry it, or the `AcpFsError` naming what it cannot carry. */
   const json = (value, whole) => {
     const refused = notJson(value, whole);
-    if (refused) throw new AcpFsError(invalidParams(refused.field, refused.reason));
+    if (refused) throw invalidParamsError(refused.field, refused.reason);
     return jsonParams(value);
   };
   const caps = (value) => {
     if (value === null || typeof value !== 'object') {
-      throw new AcpFsError(invalidParams('caps', 'must be an object ({readTextFile, writeTextFile})'));
+      throw invalidParamsError('caps', 'must be an object ({readTextFile, writeTextFile})');
     }
     return json(value, 'caps');
   };
@@ -753,7 +720,7 @@ function answerOf(answer) {
     out = answer === undefined ? {} : { result: answer };
   }
   const refused = notJson(out, 'answer');
-  if (refused) return { error: new AcpFsError(invalidParams(refused.field, refused.reason)).toJsonRpc() };
+  if (refused) return { error: invalidParamsError(refused.field, refused.reason).toJsonRpc() };
   return jsonParams(out);
 }
 

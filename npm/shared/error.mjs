@@ -1,5 +1,8 @@
-// The one error type of @acp-fs/node and @acp-fs/wasm (semantics.md §6). The kinds, codes,
-// messages and data come from the Rust core's wire form; this file only gives them a JS shape.
+// The one error type of @acp-fs/node and @acp-fs/wasm (semantics.md §6). Kinds, codes, messages and
+// data are the Rust core's: errors cross the binding as values (npm/types/host.d.ts `AcpFsError`),
+// and the few errors JS raises itself (a broken promise, a cancellation, a value refused before it
+// reaches the engine) are made from the core's own templates and builders (`hostInfo()`,
+// `invalidParams()`), registered by the first engine the driver is given.
 
 /**
  * Every failure of `readTextFile`, `writeTextFile` and `handle` is a rejected promise with one of
@@ -33,31 +36,51 @@ export class AcpFsError extends Error {
   }
 }
 
+/** The core's templates and builder, from the first binding registered (every binding is the same core). */
+let core;
+
+/** Registers a binding's `hostInfo()` and `invalidParams`; returns the info. */
+export function useBinding(binding) {
+  const info = binding.hostInfo();
+  core ??= { info, invalidParams: binding.invalidParams };
+  return info;
+}
+
+function registered() {
+  if (core === undefined) throw new TypeError('acp-fs: no engine has been loaded');
+  return core;
+}
+
+/** The registered `hostInfo()`: method names, the value walk's limits and words, error templates. */
+export function coreInfo() {
+  return registered().info;
+}
+
+/** The core's `internal` error as a wire value: a broken promise, never the caller's fault. */
+export function internalWire(message) {
+  const t = registered().info.internal;
+  return { ...t, message: t.message.replace('{message}', () => message) };
+}
+
 /** A broken promise inside acp-fs or its driver: never the caller's fault, never a crash. */
 export function internalError(message, cause) {
-  return new AcpFsError(
-    { kind: 'internal', code: -32603, message: `Internal error: ${message}`, data: { errorKind: 'internal' } },
-    cause,
-  );
+  return new AcpFsError(internalWire(message), cause);
 }
 
+/** The core's -32800. */
 export function cancelledError() {
-  return new AcpFsError({ kind: 'cancelled', code: -32800, message: 'Request cancelled', data: null });
+  return new AcpFsError(registered().info.cancelled);
 }
 
-/** The engine constructor and session calls report bad input as an Error whose message is the wire error. */
+/** The core's -32602 naming `field`, for values the driver refuses before the engine sees them. */
+export function invalidParamsError(field, reason) {
+  return new AcpFsError(registered().invalidParams(field, reason));
+}
+
+/** Anything thrown inside the driver or a binding, as an `AcpFsError` (`internal` unless it is one). */
 export function fromThrown(err) {
   if (err instanceof AcpFsError) return err;
-  const text = typeof err?.message === 'string' ? err.message : undefined;
-  if (text !== undefined && text.startsWith('{')) {
-    try {
-      const wire = JSON.parse(text);
-      if (typeof wire?.kind === 'string' && typeof wire?.code === 'number') return new AcpFsError(wire);
-    } catch {
-      // Not a wire error after all: fall through to internal.
-    }
-  }
-  return internalError(text ?? String(err), err);
+  return internalError(typeof err?.message === 'string' ? err.message : String(err), err);
 }
 
 /**

@@ -4,10 +4,9 @@
 // session's `fs.mcpHandler(sessionId)`, so the protocol logic stays in the engine; this file
 // only unwraps the `mcp/message` envelope and wraps the answer.
 
-import { AcpFsError, cancelledError } from './error.mjs';
+import { AcpFsError, cancelledError, invalidParamsError } from './error.mjs';
 
 /** Outer ACP error codes of the MCP-over-ACP binding (the ACP SDK's `McpBindingErrorCode`). */
-const INVALID_PARAMS = -32602;
 const SERVER_UNAVAILABLE = -33001;
 
 /** Hex of `bytes` random bytes from the platform's CSPRNG (Web Crypto: Node 20+, browsers). */
@@ -21,9 +20,7 @@ function bindingError(code, kind, message, data) {
   return new AcpFsError({ kind, code, message, data });
 }
 
-function invalid(field, reason) {
-  return bindingError(INVALID_PARAMS, 'invalid_params', `Invalid params: ${field}: ${reason}`, { field, reason });
-}
+const invalid = invalidParamsError;
 
 function isObject(v) {
   return v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -1,6 +1,19 @@
 // The public API of @acp-fs/node and @acp-fs/wasm: one hand-written declaration file, shared by
 // both packages (behaviour: docs/semantics.md).
 
+// The values the engine produces (change records, audit events, responses, error kinds) are
+// generated from the Rust core into host.d.ts; this file declares the public class, its options
+// and results around them.
+import type {
+  AuditEvent,
+  ChangeRecord,
+  DocumentWrite,
+  ErrorKind,
+  ReadTextFileResponse,
+  WriteTextFileResponse,
+} from './host.js';
+export type { AuditEvent, ChangeRecord, ReadTextFileResponse, WriteTextFileResponse };
+
 /** A value, or a promise of it: every storage method and hook may be sync or async. */
 export type MaybePromise<T> = T | PromiseLike<T>;
 
@@ -102,12 +115,6 @@ export interface ReadTextFileRequest {
   _meta?: { [key: string]: unknown } | null;
 }
 
-export interface ReadTextFileResponse {
-  /** An exact substring of the text: terminators kept, nothing normalized. */
-  content: string;
-  _meta?: { [key: string]: unknown } | null;
-}
-
 /** `fs/write_text_file` params (ACP v1). */
 export interface WriteTextFileRequest {
   sessionId: string;
@@ -116,45 +123,8 @@ export interface WriteTextFileRequest {
   _meta?: { [key: string]: unknown } | null;
 }
 
-/** Always `{}` (never `null`: strict agents reject it). */
-export interface WriteTextFileResponse {
-  _meta?: { [key: string]: unknown } | null;
-}
-
-/** A successful (or proposed, in `approveWrite`) write, for diffs, review and undo. */
-export interface ChangeRecord {
-  sessionId: string;
-  /** The normalized requested path. */
-  path: string;
-  created: boolean;
-  /** `null` for a created file; the open buffer's text for an open document. */
-  oldText: string | null;
-  /** The text as stored: after line-ending conversion, without the BOM. */
-  newText: string;
-  /** The file changed since the agent read it and `newText` merges both edits (semantics.md §9). */
-  merged?: true;
-}
-
-/** One request, for the host's audit log (semantics.md §7). */
-export interface AuditEvent {
-  op: 'read' | 'write';
-  sessionId: string | null;
-  path: string | null;
-  line: number | null;
-  limit: number | null;
-  /** Bytes of text returned or written. */
-  bytes: number;
-  outcome: 'ok' | 'error' | 'cancelled';
-  /** The `AcpFsError` code when the request failed. */
-  errorKind?: AcpFsErrorCode;
-  /** Wall-clock time of the request, stamped by the driver. */
-  durationMs: number;
-  /** `_meta.traceparent` of the request, passed through. */
-  traceparent?: string;
-}
-
 /** What the host does with a write to an open document. */
-export type DocumentWriteChoice = 'buffer' | 'writeThrough';
+export type DocumentWriteChoice = DocumentWrite;
 
 export interface AcpFsOptions {
   /**
@@ -250,27 +220,8 @@ export interface HandlerContext<P> {
   signal?: AbortSignal;
 }
 
-/** The `code` of an `AcpFsError`. */
-export type AcpFsErrorCode =
-  | 'parse_error'
-  | 'invalid_request'
-  | 'method_not_found'
-  | 'invalid_params'
-  | 'not_found'
-  | 'path_outside_roots'
-  | 'symlink_escape'
-  | 'denied_by_pattern'
-  | 'not_a_file'
-  | 'hard_link'
-  | 'binary_file'
-  | 'not_utf8'
-  | 'file_too_large'
-  | 'permission_denied'
-  | 'user_rejected'
-  | 'stale_write'
-  | 'cancelled'
-  | 'storage_error'
-  | 'internal';
+/** The `code` of an `AcpFsError`: the core's error kinds. */
+export type AcpFsErrorCode = ErrorKind;
 
 /** The JSON-RPC `error` member. */
 export interface JsonRpcError {

@@ -1,4 +1,4 @@
-// The shared driver facing a misbehaving binding (a fake Engine): whatever the binding throws or
+// The shared driver facing a misbehaving binding (a fake one): whatever the binding throws or
 // answers, requests settle as rejected AcpFsErrors with code `internal`, never as crashes or
 // hangs. The real bindings do not misbehave on purpose, so only a fake can show this.
 
@@ -8,8 +8,28 @@ import { AcpFsError, createAcpFs } from '../../npm/shared/driver.mjs';
 
 const audit = { op: 'read', sessionId: 's', path: '/p/a', line: null, limit: null, bytes: 0, outcome: 'ok' };
 
-function fakeEngine(operation) {
-  return class FakeEngine {
+// What the real bindings' hostInfo()/invalidParams() give (the core's host::info), so the driver's
+// templates are the ones it would use. The real ones are checked against these in binding tests.
+const info = {
+  readMethod: 'fs/read_text_file',
+  writeMethod: 'fs/write_text_file',
+  fullCaps: { symlinks: 'resolvable', stat: true, rangedReads: true, write: true, makeDirs: true },
+  maxDepth: 128,
+  maxValues: 1_000_000,
+  loneSurrogate: 'is not valid Unicode (a lone surrogate)',
+  internal: { kind: 'internal', code: -32603, message: 'Internal error: {message}', data: { errorKind: 'internal' } },
+  cancelled: { kind: 'cancelled', code: -32800, message: 'Request cancelled', data: null },
+};
+const invalidParams = (field, reason) => ({
+  kind: 'invalid_params',
+  code: -32602,
+  message: `Invalid params: ${field}: ${reason}`,
+  data: { field, reason },
+});
+
+/** A binding whose engine starts `operation()` for every request. */
+function fakeBinding(operation) {
+  const FakeEngine = class FakeEngine {
     openSession() {
       return null;
     }
@@ -23,20 +43,21 @@ function fakeEngine(operation) {
       return JSON.parse(message).kind;
     }
   };
+  return { hostInfo: () => info, invalidParams, createEngine: () => new FakeEngine() };
 }
 
 const storage = { readFile: () => 'x' };
 
 test('a binding that throws while stepping gives an internal AcpFsError', async () => {
   const boom = new Error('binding exploded');
-  const AcpFs = createAcpFs({
-    Engine: fakeEngine(() => ({
+  const AcpFs = createAcpFs(
+    fakeBinding(() => ({
       step() {
         throw boom;
       },
-      cancel: () => ({ error: { kind: 'cancelled', code: -32800, message: 'Request cancelled', data: null }, change: null, audit }),
+      cancel: () => ({ error: info.cancelled, change: null, audit }),
     })),
-  });
+  );
   const fs = new AcpFs({ storage });
   const e = await fs.readTextFile({ sessionId: 's', path: '/p/a' }).catch((x) => x);
   assert.ok(e instanceof AcpFsError);
@@ -46,8 +67,7 @@ test('a binding that throws while stepping gives an internal AcpFsError', async 
 });
 
 test('a binding that rejects on the disk path gives an internal AcpFsError', async () => {
-  const AcpFs = createAcpFs({
-    Engine: fakeEngine(() => ({ runOnDisk: () => Promise.reject(new Error('pool gone')) })),
+  const AcpFs = createAcpFs(fakeBinding(() => ({ runOnDisk: () => Promise.reject(new Error('pool gone')) })), {
     nativeDisk: true,
   });
   const fs = new AcpFs({});
@@ -56,7 +76,7 @@ test('a binding that rejects on the disk path gives an internal AcpFsError', asy
 });
 
 test('a binding that returns no operation, or an unknown dispatch kind, gives internal', async () => {
-  const AcpFs = createAcpFs({ Engine: fakeEngine(() => null) });
+  const AcpFs = createAcpFs(fakeBinding(() => null));
   const fs = new AcpFs({ storage });
   assert.equal((await fs.readTextFile({ sessionId: 's', path: '/p/a' }).catch((x) => x)).code, 'internal');
   const e = await fs.handle('{"kind":"weird"}').catch((x) => x);
@@ -66,8 +86,8 @@ test('a binding that returns no operation, or an unknown dispatch kind, gives in
 
 test('the engine asking the host for a storage io is answered as a storage failure, not a crash', async () => {
   const answers = [];
-  const AcpFs = createAcpFs({
-    Engine: fakeEngine(() => ({
+  const AcpFs = createAcpFs(
+    fakeBinding(() => ({
       runOnDisk(answer) {
         answers.push(answer);
         return Promise.resolve(
@@ -77,16 +97,16 @@ test('the engine asking the host for a storage io is answered as a storage failu
         );
       },
     })),
-    nativeDisk: true,
-  });
+    { nativeDisk: true },
+  );
   const fs = new AcpFs({});
   assert.deepEqual(await fs.readTextFile({ sessionId: 's', path: '/p/a' }), { content: 'ok' });
   assert.equal(answers.length, 2);
   assert.equal(typeof answers[1].error.message, 'string');
 });
 
-test('createAcpFs needs an Engine; without nativeDisk a storage is required', () => {
+test('createAcpFs needs a binding; without nativeDisk a storage is required', () => {
   assert.throws(() => createAcpFs({}), TypeError);
-  const AcpFs = createAcpFs({ Engine: fakeEngine(() => null) });
+  const AcpFs = createAcpFs(fakeBinding(() => null));
   assert.throws(() => new AcpFs({}), (e) => e instanceof AcpFsError && e.data.field === 'storage');
 });

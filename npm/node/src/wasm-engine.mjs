@@ -10,4 +10,5 @@ import { guardBinding } from '../../wasm/lib/engine.mjs';
 // `__dirname` is the bundle's folder (wasm/): this source only ever runs as that bundle.
 raw.initSync({ module: readFileSync(join(__dirname, 'acp_fs_wasm_bg.wasm')) });
 
-export const { Engine, functions } = guardBinding(raw, () => true);
+/** The guarded binding: `createEngine`, `hostInfo`, `invalidParams` and the agent functions. */
+export const binding = guardBinding(raw, () => true);
