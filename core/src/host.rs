@@ -570,12 +570,19 @@ impl HostOperation {
         Outcome { audit: AuditEvent::failed(self.kind, &error), result: Err(error), change: None }
     }
 
-    fn to_host(&self, state: &mut State, step: Step) -> HostStep {
-        match step {
-            Step::Io(Io::Write { root, path, bytes }) => {
+    /// An io as a host sees it: a write's bytes taken out to travel beside it.
+    fn to_host_io(io: Io) -> HostStep {
+        match io {
+            Io::Write { root, path, bytes } => {
                 HostStep::Io { io: Io::Write { root, path, bytes: Vec::new() }, bytes: Some(bytes) }
             }
-            Step::Io(io) => HostStep::Io { io, bytes: None },
+            io => HostStep::Io { io, bytes: None },
+        }
+    }
+
+    fn to_host(&self, state: &mut State, step: Step) -> HostStep {
+        match step {
+            Step::Io(io) => Self::to_host_io(io),
             Step::Done(outcome) => {
                 #[cfg(feature = "disk")]
                 {
@@ -744,6 +751,236 @@ impl AuditEvent {
             duration_ms: None,
             traceparent: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn answer(value: Value, bytes: Option<Vec<u8>>) -> Result<Answer, String> {
+        serde_json::from_value::<HostAnswer>(value).map_err(|e| e.to_string())?.into_answer(bytes)
+    }
+
+    #[test]
+    fn io_shapes() {
+        let io = |io: Io| serde_json::to_value(HostOperation::to_host_io(io)).unwrap();
+        assert_eq!(
+            io(Io::ReadAt { file: 2, offset: 5, len: 10 }),
+            json!({"io": {"op": "readAt", "file": 2, "offset": 5, "length": 10}})
+        );
+        assert_eq!(
+            io(Io::Open { root: "/p".into(), path: "/p/a".into() }),
+            json!({"io": {"op": "open", "root": "/p", "path": "/p/a"}})
+        );
+        // A write's bytes travel beside the request, never inside it.
+        let HostStep::Io { io: Io::Write { bytes: inside, .. }, bytes } =
+            HostOperation::to_host_io(Io::Write { root: "/p".into(), path: "/p/a".into(), bytes: vec![1, 2] })
+        else {
+            panic!("a write stays a write")
+        };
+        assert_eq!((inside, bytes), (Vec::new(), Some(vec![1, 2])));
+    }
+
+    #[test]
+    fn answers_from_their_json() {
+        let file = FileKind::File;
+        let cases: [(Value, Option<Vec<u8>>, Answer); 9] = [
+            (json!({"metadata": {"kind": "file", "size": 3}}), None, Answer::Metadata(Metadata::new(file, 3))),
+            (
+                json!({"metadata": {"kind": "file", "size": 3, "links": 2, "modifiedMs": 1.5}}),
+                None,
+                Answer::Metadata(Metadata { kind: file, size: 3, links: 2, modified: Some(1_500_000) }),
+            ),
+            (
+                json!({"file": 4, "metadata": {"kind": "file", "size": 3}}),
+                None,
+                Answer::Opened { file: Some(4), meta: Metadata::new(file, 3) },
+            ),
+            (
+                json!({"file": null, "metadata": {"kind": "directory", "size": 0}}),
+                None,
+                Answer::Opened { file: None, meta: Metadata::new(FileKind::Directory, 0) },
+            ),
+            (json!({"path": "/x"}), None, Answer::Path("/x".into())),
+            (json!({"bytes": true}), Some(vec![7]), Answer::Bytes(vec![7].into())),
+            (json!({"done": true}), None, Answer::Done),
+            (json!({"approved": false}), None, Answer::Approved(false)),
+            (json!({"document": "writeThrough"}), None, Answer::Document(DocumentWrite::WriteThrough)),
+        ];
+        for (value, bytes, want) in cases {
+            assert_eq!(answer(value.clone(), bytes).unwrap(), want, "{value}");
+        }
+        let Answer::Err(e) = answer(json!({"error": {"code": "ENOENT", "message": "gone"}}), None).unwrap() else {
+            panic!("an error answer")
+        };
+        assert_eq!((e.kind, e.message.as_str()), (StorageErrorKind::NotFound, "ENOENT: gone"));
+        for bad in [
+            json!({"bytes": true}),
+            json!(42),
+            json!({}),
+            json!({"bogus": 1}),
+            json!({"path": 5}),
+            json!({"metadata": {"kind": "fifo", "size": 1}}),
+            json!({"metadata": {"kind": "file", "size": -1}}),
+            json!({"metadata": {"kind": "file"}}),
+        ] {
+            assert!(answer(bad.clone(), None).is_err(), "{bad} is malformed");
+        }
+    }
+
+    #[test]
+    fn host_error_codes_and_names() {
+        for (code, name, kind) in [
+            ("ENOENT", "", StorageErrorKind::NotFound),
+            ("", "NotFoundError", StorageErrorKind::NotFound),
+            ("EACCES", "", StorageErrorKind::PermissionDenied),
+            ("", "TypeMismatchError", StorageErrorKind::IsADirectory),
+            ("ENOTDIR", "", StorageErrorKind::NotADirectory),
+            ("ERR_ACP_FS_ESCAPE", "", StorageErrorKind::SymlinkEscape),
+            ("EIO", "Error", StorageErrorKind::Other),
+        ] {
+            assert_eq!(classify(code, name), kind, "{code}/{name}");
+        }
+    }
+
+    #[test]
+    fn caps_from_their_json() {
+        let caps = storage_caps(&json!({"symlinks": "resolvable", "stat": true, "rangedReads": true})).unwrap();
+        assert!(caps.stat && caps.ranged_reads && !caps.write && caps.symlinks == Symlinks::Resolvable);
+        let e = storage_caps(&json!({"symlinks": "maybe"})).unwrap_err();
+        assert_eq!(e.data["field"], "caps.symlinks");
+        assert!(HostEngine::new(json!({}), json!({"symlinks": "maybe"})).is_err());
+        assert!(HostEngine::new(json!({"maxReadBytes": "lots"}), json!({})).is_err());
+    }
+
+    fn engine() -> HostEngine {
+        let engine =
+            HostEngine::new(json!({}), json!({"symlinks": "none", "rangedReads": true, "write": true})).unwrap();
+        assert!(engine.open_session(&json!("s"), &json!("/p"), &Value::Null).is_none());
+        engine
+    }
+
+    fn read(engine: &HostEngine) -> HostOperation {
+        engine.start("fs/read_text_file", Ok(json!({"sessionId": "s", "path": "/p/a.txt"}))).unwrap()
+    }
+
+    fn done(step: HostStep) -> HostOutcome {
+        match step {
+            HostStep::Done { done } => *done,
+            HostStep::Io { io, .. } => panic!("expected the end, got {io:?}"),
+        }
+    }
+
+    #[test]
+    fn lifecycle() {
+        let engine = engine();
+        // The first step ignores what it is given: nothing was asked yet.
+        let op = read(&engine);
+        assert!(matches!(op.step(Some(Err("junk".into())), None), HostStep::Io { io: Io::Open { .. }, .. }));
+        // A malformed answer ends the request as the driver's bug, and so does every later step.
+        let out = done(op.step(Some(Err("not an object".into())), None));
+        let e = out.error.unwrap();
+        assert_eq!((e.kind, e.code), (ErrorKind::Internal, -32603));
+        assert!(e.message.contains("malformed answer: not an object"), "{}", e.message);
+        assert_eq!((out.audit.outcome, out.audit.error_kind), ("error", Some("internal")));
+        assert_eq!(done(op.step(None, None)).error.unwrap().kind, ErrorKind::Internal);
+        // No answer at all after the first step is malformed too.
+        let op = read(&engine);
+        op.step(None, None);
+        assert_eq!(done(op.step(None, None)).error.unwrap().kind, ErrorKind::Internal);
+        // Cancel: -32800 now, internal afterwards.
+        let op = read(&engine);
+        op.step(None, None);
+        let out = op.cancel();
+        assert_eq!((out.error.unwrap().code, out.audit.outcome), (-32800, "cancelled"));
+        assert_eq!(done(op.step(Some(Ok(HostAnswer::default())), None)).error.unwrap().kind, ErrorKind::Internal);
+        // Refuse names the field, before any io, and the audit still says what was asked.
+        let out = read(&engine).refuse("path", LONE_SURROGATE);
+        let e = out.error.unwrap();
+        assert_eq!((e.code, &e.data["field"]), (-32602, &json!("path")));
+        assert_eq!(out.audit.path.as_deref(), Some("/p/a.txt"));
+        // Abort: internal, with the driver's reason.
+        let out = read(&engine).abort("the pool is gone");
+        assert_eq!(out.error.unwrap().message, "Internal error: the pool is gone");
+        // Params a binding could not convert: internal, and not an fs method: none.
+        let out = done(engine.start("fs/read_text_file", Err("a cycle".into())).unwrap().step(None, None));
+        assert!(out.error.unwrap().message.contains("params that are not JSON: a cycle"));
+        assert!(engine.start("session/new", Ok(json!({}))).is_none());
+    }
+
+    #[test]
+    fn a_storage_error_from_a_binding_fails_the_read_as_storage() {
+        let engine = engine();
+        let op = read(&engine);
+        op.step(None, None);
+        let out = done(op.step(Some(Ok(HostAnswer::storage_error("4096 bytes do not fit"))), None));
+        assert_eq!(out.error.unwrap().kind, ErrorKind::StorageError);
+    }
+
+    #[test]
+    fn replies_come_with_the_outcome() {
+        let engine = engine();
+        let (what, op) = engine.dispatch(
+            r#"{"jsonrpc":"2.0","id":"x","method":"fs/read_text_file","params":{"sessionId":"s","path":"/p/a.txt"}}"#,
+        );
+        assert_eq!(
+            serde_json::to_value(&what).unwrap(),
+            json!({"kind": "call", "id": "\"x\"", "method": "fs/read_text_file"})
+        );
+        let op = op.unwrap();
+        op.step(None, None);
+        let bytes = Some(Ok(serde_json::from_value(json!({"bytes": true})).unwrap()));
+        let opened =
+            Some(Ok(serde_json::from_value(json!({"file": 0, "metadata": {"kind": "file", "size": 3}})).unwrap()));
+        op.step(opened, None);
+        let out = done(op.step(bytes, Some(b"hi\n".to_vec())));
+        assert_eq!(out.reply.unwrap(), r#"{"jsonrpc":"2.0","id":"x","result":{"content":"hi\n"}}"#);
+        let (what, op) = engine.dispatch(r#"{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":7}}"#);
+        assert_eq!(serde_json::to_value(&what).unwrap(), json!({"kind": "cancel", "id": "7"}));
+        assert!(op.is_none());
+        // An MCP call's outcome carries the tool result; a cancelled one still has a reply (the
+        // driver drops it when the peer cancelled).
+        let call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/p/a.txt"}}}"#;
+        let (what, op) = engine.mcp_dispatch("s", call);
+        assert_eq!(
+            serde_json::to_value(&what).unwrap(),
+            json!({"kind": "call", "id": "3", "method": "fs/read_text_file"})
+        );
+        let op = op.unwrap();
+        op.step(None, None);
+        let reply: Value = serde_json::from_str(&op.cancel().reply.unwrap()).unwrap();
+        assert_eq!((reply["id"].clone(), reply["result"]["isError"].clone()), (json!(3), json!(true)));
+        // Requests started by hand have no reply.
+        let op = read(&engine);
+        op.step(None, None);
+        assert!(op.cancel().reply.is_none());
+    }
+
+    #[test]
+    fn host_calls_name_what_is_wrong() {
+        let engine = engine();
+        let e = engine.open_session(&json!("s"), &json!(42), &Value::Null).unwrap();
+        assert_eq!(e.data["field"], "cwd");
+        let e = engine.open_session(&json!("s"), &json!("/p"), &json!(["/q", 3])).unwrap();
+        assert_eq!(e.data["field"], "additionalDirectories[1]");
+        let e = engine.open_session(&json!("s"), &json!("/p"), &json!("x")).unwrap();
+        assert_eq!(e.data["field"], "additionalDirectories");
+        assert_eq!(engine.open_document(&json!("rel.txt"), &json!("x")).unwrap().data["field"], "path");
+        assert_eq!(engine.open_document(&json!("/p/a.txt"), &json!(1)).unwrap().data["field"], "text");
+        assert!(engine.open_document(&json!("/p/a.txt"), &json!("buffer")).is_none());
+        assert_eq!(engine.document(&json!("/p/a.txt")).as_deref(), Some("buffer"));
+        assert!(engine.document_version(&json!("/p/a.txt")).is_some());
+        assert!(engine.document_saved(&json!("/p/a.txt")) && !engine.document_saved(&json!(5)));
+        engine.close_document(&json!("/p/a.txt"));
+        assert_eq!(engine.document(&json!("/p/a.txt")), None);
+        let info = serde_json::to_value(info()).unwrap();
+        assert_eq!(info["internal"]["message"], "Internal error: {message}");
+        assert_eq!(
+            info["fullCaps"],
+            json!({"symlinks": "resolvable", "stat": true, "rangedReads": true, "write": true, "makeDirs": true})
+        );
     }
 }
 

@@ -1,8 +1,8 @@
 //! Engine behaviour that vectors cannot express: cancellation, audit events, the approval
-//! payload, operation misuse, the async driver, the wire shapes, sessions and documents.
+//! payload, operation misuse, the async driver, sessions and documents.
 
 use acp_fs::{
-    wire, AcpFs, Answer, AsyncHost, AsyncStorage, ChangeRecord, DefaultHost, DocumentWrite, Host, Io, MemoryStorage,
+    AcpFs, Answer, AsyncHost, AsyncStorage, ChangeRecord, DefaultHost, DocumentWrite, Host, Io, MemoryStorage,
     Metadata, Options, Step, Storage, StorageCaps, StorageError,
 };
 use serde_json::{json, Value};
@@ -218,59 +218,6 @@ fn async_driver_matches_the_sync_one() {
     ));
     assert_eq!(refused.result.unwrap_err().data["errorKind"], "user_rejected");
     assert!(!storage.0.exists("/p/c.txt"));
-}
-
-#[test]
-fn wire_shapes_round_trip() {
-    let (io, bytes) = wire::io(Io::ReadAt { file: 2, offset: 5, len: 10 });
-    assert_eq!(io, json!({"op": "readAt", "file": 2, "offset": 5, "length": 10}));
-    assert_eq!(bytes, None);
-    let (io, bytes) = wire::io(Io::Open { root: "/p".into(), path: "/p/a".into() });
-    assert_eq!((io, bytes), (json!({"op": "open", "root": "/p", "path": "/p/a"}), None));
-    let (io, bytes) = wire::io(Io::Write { root: "/p".into(), path: "/p/a".into(), bytes: vec![1, 2] });
-    assert_eq!((io, bytes), (json!({"op": "write", "root": "/p", "path": "/p/a"}), Some(vec![1, 2])));
-    let file = acp_fs::FileKind::File;
-    let cases: [(Value, Option<Vec<u8>>, Answer); 8] = [
-        (json!({"metadata": {"kind": "file", "size": 3}}), None, Answer::Metadata(Metadata::new(file, 3))),
-        (
-            json!({"metadata": {"kind": "file", "size": 3, "links": 2}}),
-            None,
-            Answer::Metadata(Metadata { kind: file, size: 3, links: 2, modified: None }),
-        ),
-        (
-            json!({"file": 4, "metadata": {"kind": "file", "size": 3}}),
-            None,
-            Answer::Opened { file: Some(4), meta: Metadata::new(file, 3) },
-        ),
-        (
-            json!({"file": null, "metadata": {"kind": "directory", "size": 0}}),
-            None,
-            Answer::Opened { file: None, meta: Metadata::new(acp_fs::FileKind::Directory, 0) },
-        ),
-        (json!({"path": "/x"}), None, Answer::Path("/x".into())),
-        (json!({"bytes": true}), Some(vec![7]), Answer::Bytes(vec![7].into())),
-        (json!({"approved": false}), None, Answer::Approved(false)),
-        (json!({"document": "writeThrough"}), None, Answer::Document(DocumentWrite::WriteThrough)),
-    ];
-    for (value, bytes, want) in cases {
-        assert_eq!(wire::answer(&value, bytes).unwrap(), want, "{value}");
-    }
-    for (code, name, kind) in [
-        ("ENOENT", "", acp_fs::StorageErrorKind::NotFound),
-        ("", "NotFoundError", acp_fs::StorageErrorKind::NotFound),
-        ("EACCES", "", acp_fs::StorageErrorKind::PermissionDenied),
-        ("", "TypeMismatchError", acp_fs::StorageErrorKind::IsADirectory),
-        ("ENOTDIR", "", acp_fs::StorageErrorKind::NotADirectory),
-        ("EIO", "Error", acp_fs::StorageErrorKind::Other),
-    ] {
-        assert_eq!(wire::classify(code, name), kind, "{code}/{name}");
-    }
-    assert!(wire::answer(&json!({"bytes": true}), None).is_err(), "bytes must travel beside the answer");
-    assert!(wire::answer(&json!(42), None).is_err());
-    assert!(wire::answer(&json!({"metadata": {"kind": "file", "size": -1}}), None).is_err());
-    let caps = wire::caps(&json!({"symlinks": "resolvable", "stat": true, "rangedReads": true})).unwrap();
-    assert!(caps.stat && caps.ranged_reads && !caps.write);
-    assert!(wire::caps(&json!({"symlinks": "maybe"})).is_err());
 }
 
 #[test]
