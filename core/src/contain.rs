@@ -1,10 +1,10 @@
 //! Roots, deny rules and real-path containment (semantics.md §3, §8).
 
-use crate::engine::{Document, Shared};
 use crate::error::{AcpFsError, ErrorKind};
 use crate::io::{Answer, Io};
 use crate::operation::Channel;
 use crate::path::AbsPath;
+use crate::state::{Document, Shared};
 use crate::storage::{StorageError, StorageErrorKind, Symlinks};
 
 /// A path that passed every check.

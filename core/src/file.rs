@@ -2,11 +2,11 @@
 //! §8.2): a read never mixes two versions of a file, and what was checked is what is read.
 
 use crate::contain::{storage_error, unexpected, Target};
-use crate::engine::Shared;
 use crate::error::{AcpFsError, ErrorKind};
 use crate::io::{Answer, Bytes, FileId, Io};
 use crate::operation::Channel;
 use crate::path::AbsPath;
+use crate::state::Shared;
 use crate::storage::{FileKind, Metadata, StorageError, StorageErrorKind};
 
 /// First ranged read; later reads double up to [`MAX_CHUNK`] so long windows need few round

@@ -1,7 +1,6 @@
 //! `fs/read_text_file` (semantics.md §2–§4).
 
 use crate::contain::{self, storage_error, unexpected, Target};
-use crate::engine::Shared;
 use crate::error::{AcpFsError, ErrorKind};
 use crate::file::{self, ChunkReader, MAX_CHUNK};
 use crate::index::Identity;
@@ -12,6 +11,7 @@ use crate::options::PastEnd;
 use crate::params;
 use crate::path::AbsPath;
 use crate::protocol::{ReadTextFileResponse, Response};
+use crate::state::Shared;
 use crate::text::{self, Encoding, NotText, SNIFF_BYTES};
 use crate::window::{Checkpoint, Window, WindowError};
 use serde_json::Value;

@@ -1,7 +1,6 @@
 //! `fs/write_text_file` (semantics.md §4, §5).
 
 use crate::contain::{self, storage_error, unexpected, Target};
-use crate::engine::Shared;
 use crate::error::{AcpFsError, ErrorKind};
 use crate::file::{self, ChunkReader};
 use crate::io::{Answer, Io};
@@ -13,6 +12,7 @@ use crate::path::AbsPath;
 use crate::protocol::{Response, WriteTextFileResponse, WRITE_TEXT_FILE};
 use crate::read::{self, too_large};
 use crate::record::{ChangeRecord, DocumentWrite};
+use crate::state::Shared;
 use crate::storage::{Metadata, StorageErrorKind};
 use crate::text::{self, Encoding};
 use serde_json::Value;
@@ -189,7 +189,7 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
 }
 
 /// What is there now: the open buffer unless the host said it matches storage.
-fn current<'a>(document: Option<&'a crate::engine::Document>, existing: Option<&'a Existing>) -> Current<'a> {
+fn current<'a>(document: Option<&'a crate::state::Document>, existing: Option<&'a Existing>) -> Current<'a> {
     match document {
         Some(doc) => Current {
             text: Some(&doc.text),
