@@ -4,6 +4,7 @@ use crate::error::{AcpFsError, ErrorKind};
 use crate::io::{Answer, Io};
 use crate::operation::Channel;
 use crate::path::AbsPath;
+use crate::refuse::storage_error;
 use crate::state::{Document, Shared};
 use crate::storage::{StorageError, StorageErrorKind, Symlinks};
 
@@ -193,20 +194,4 @@ fn is_missing(e: &StorageError) -> bool {
 /// A driver answered with the wrong kind of value: a bug in the driver, reported, not panicked.
 pub(crate) fn unexpected(what: &str, answer: &Answer) -> StorageError {
     StorageError::new(StorageErrorKind::Other, format!("driver answered {what} with {answer:?}"))
-}
-
-/// Maps a storage failure on `path` to the answer the agent gets.
-pub(crate) fn storage_error(e: StorageError, path: &AbsPath) -> AcpFsError {
-    let p = path.as_str();
-    match e.kind {
-        StorageErrorKind::NotFound | StorageErrorKind::NotADirectory => AcpFsError::not_found(p),
-        StorageErrorKind::PermissionDenied => AcpFsError::denied(ErrorKind::PermissionDenied, p, e.message),
-        StorageErrorKind::SymlinkEscape => AcpFsError::denied(
-            ErrorKind::SymlinkEscape,
-            p,
-            format!("the path changed after it was checked and was refused ({})", e.message),
-        ),
-        StorageErrorKind::IsADirectory => AcpFsError::denied(ErrorKind::NotAFile, p, "the path is a directory"),
-        StorageErrorKind::Unsupported | StorageErrorKind::Other => AcpFsError::storage(p, &e.message),
-    }
 }

@@ -1,11 +1,12 @@
 //! Opening the checked file and reading it in chunks, all from one open file (semantics.md
 //! §8.2): a read never mixes two versions of a file, and what was checked is what is read.
 
-use crate::contain::{storage_error, unexpected, Target};
+use crate::contain::{unexpected, Target};
 use crate::error::{AcpFsError, ErrorKind};
 use crate::io::{Answer, Bytes, FileId, Io};
 use crate::operation::Channel;
 use crate::path::AbsPath;
+use crate::refuse::storage_error;
 use crate::state::Shared;
 use crate::storage::{FileKind, Metadata, StorageError, StorageErrorKind};
 

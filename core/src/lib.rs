@@ -53,6 +53,7 @@ pub mod path;
 mod protocol;
 mod read;
 mod record;
+mod refuse;
 mod state;
 mod storage;
 pub mod text;

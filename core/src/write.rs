@@ -1,6 +1,6 @@
 //! `fs/write_text_file` (semantics.md §4, §5).
 
-use crate::contain::{self, storage_error, unexpected, Target};
+use crate::contain::{self, unexpected, Target};
 use crate::error::{AcpFsError, ErrorKind};
 use crate::file::{self, ChunkReader};
 use crate::io::{Answer, Io};
@@ -10,8 +10,8 @@ use crate::options::{LineEndings, OnConflict};
 use crate::params;
 use crate::path::AbsPath;
 use crate::protocol::{Response, WriteTextFileResponse, WRITE_TEXT_FILE};
-use crate::read::{self, too_large};
 use crate::record::{ChangeRecord, DocumentWrite};
+use crate::refuse::{self, not_text, storage_error, too_large};
 use crate::state::Shared;
 use crate::storage::{Metadata, StorageErrorKind};
 use crate::text::{self, Encoding};
@@ -227,7 +227,7 @@ async fn existing(shared: &Shared, io: &Channel, target: &Target) -> Result<Opti
     let max = shared.policy.options.max_read_bytes;
     let requested = &target.requested;
     let too_large = || {
-        read::too_large(
+        refuse::too_large(
             requested,
             max,
             "the existing file is larger than maxReadBytes, so it cannot be replaced safely",
@@ -280,7 +280,7 @@ async fn existing(shared: &Shared, io: &Channel, target: &Target) -> Result<Opti
         return Err(too_large());
     }
     // Never replace what could not be read as text: the agent cannot have seen it.
-    let (encoding, text) = text::decode(&bytes).map_err(|e| read::not_text(e, requested))?;
+    let (encoding, text) = text::decode(&bytes).map_err(|e| not_text(e, requested))?;
     Ok(Some(Existing { encoding, text, meta: known }))
 }
 
