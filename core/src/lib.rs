@@ -32,6 +32,7 @@
 #![forbid(unsafe_code)]
 
 pub mod agent;
+mod ask;
 mod contain;
 pub mod deny;
 #[cfg(feature = "disk")]

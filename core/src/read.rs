@@ -1,12 +1,12 @@
 //! `fs/read_text_file` (semantics.md §2–§4).
 
-use crate::contain::{self, unexpected, Target};
+use crate::ask::Channel;
+use crate::contain::{self, Target};
 use crate::error::AcpFsError;
 use crate::file::{self, ChunkReader, MAX_CHUNK};
 use crate::index::Identity;
-use crate::io::{Answer, Io};
 use crate::ledger::Seen;
-use crate::operation::{Channel, Done};
+use crate::operation::Done;
 use crate::options::PastEnd;
 use crate::params;
 use crate::path::AbsPath;
@@ -77,20 +77,12 @@ async fn whole(
     let fail = |e| storage_error(e, &target.requested);
     let mut modified = None;
     if shared.caps.stat {
-        let meta = match io.ask(Io::Stat { path: path.to_owned(), follow: true }).await {
-            Answer::Metadata(m) => m,
-            Answer::Err(e) => return Err(fail(e)),
-            other => return Err(fail(unexpected("stat", &other))),
-        };
+        let meta = io.stat(path, true).await.map_err(fail)?;
         file::check(shared, &meta, &target.requested)?;
         fits(&window, meta.size, max, &target.requested)?;
         modified = meta.modified;
     }
-    let bytes = match io.ask(Io::ReadAll { path: path.to_owned() }).await {
-        Answer::Bytes(b) => b,
-        Answer::Err(e) => return Err(fail(e)),
-        other => return Err(fail(unexpected("read", &other))),
-    };
+    let bytes = io.read_all(path).await.map_err(fail)?;
     // The same size-first order as a storage that can stat (semantics.md §8.1).
     fits(&window, bytes.len() as u64, max, &target.requested)?;
     let encoding = sniff(&bytes, &target.requested)?;
