@@ -1,10 +1,10 @@
 //! Roots, deny rules and real-path containment (semantics.md §3, §8).
 
-use crate::engine::{Document, Shared};
+use crate::ask::Channel;
 use crate::error::{AcpFsError, ErrorKind};
-use crate::io::{Answer, Io};
-use crate::operation::Channel;
 use crate::path::AbsPath;
+use crate::refuse::storage_error;
+use crate::state::{Document, Shared};
 use crate::storage::{StorageError, StorageErrorKind, Symlinks};
 
 /// A path that passed every check.
@@ -131,7 +131,7 @@ pub(crate) async fn document(shared: &Shared, io: &Channel, target: &Target) -> 
             continue;
         }
         // A document whose file is gone or unreachable names no file on disk: not this one.
-        if let Answer::Path(p) = io.ask(Io::RealPath { path: name.as_str().to_owned() }).await {
+        if let Ok(p) = io.real_path(name.as_str()).await {
             if AbsPath::parse(&p).is_ok_and(|p| p.same_as(&target.real)) {
                 return Some((name, text));
             }
@@ -151,8 +151,8 @@ async fn real_path(io: &Channel, path: &AbsPath) -> Result<(AbsPath, usize), Res
     let mut current = path.clone();
     let mut missing: Vec<String> = Vec::new();
     loop {
-        match io.ask(Io::RealPath { path: current.as_str().to_owned() }).await {
-            Answer::Path(p) => {
+        match io.real_path(current.as_str()).await {
+            Ok(p) => {
                 let real = AbsPath::parse(&p).map_err(|why| {
                     Resolve::Storage(StorageError::new(
                         StorageErrorKind::Other,
@@ -162,14 +162,13 @@ async fn real_path(io: &Channel, path: &AbsPath) -> Result<(AbsPath, usize), Res
                 let count = missing.len();
                 return Ok((real.join(missing.iter().rev().map(String::as_str)), count));
             }
-            Answer::Err(e) if is_missing(&e) => {
+            Err(e) if is_missing(&e) => {
                 // realpath fails both when nothing is there and when a symlink dangles; only
                 // lstat tells them apart.
-                match io.ask(Io::Stat { path: current.as_str().to_owned(), follow: false }).await {
-                    Answer::Metadata(_) => return Err(Resolve::Dangling),
-                    Answer::Err(e) if is_missing(&e) => {}
-                    Answer::Err(e) => return Err(Resolve::Storage(e)),
-                    other => return Err(Resolve::Storage(unexpected("stat", &other))),
+                match io.stat(current.as_str(), false).await {
+                    Ok(_) => return Err(Resolve::Dangling),
+                    Err(e) if is_missing(&e) => {}
+                    Err(e) => return Err(Resolve::Storage(e)),
                 }
                 match (current.file_name(), current.parent()) {
                     (Some(name), Some(parent)) => {
@@ -180,33 +179,11 @@ async fn real_path(io: &Channel, path: &AbsPath) -> Result<(AbsPath, usize), Res
                     _ => return Ok((path.clone(), missing.len())),
                 }
             }
-            Answer::Err(e) => return Err(Resolve::Storage(e)),
-            other => return Err(Resolve::Storage(unexpected("real_path", &other))),
+            Err(e) => return Err(Resolve::Storage(e)),
         }
     }
 }
 
 fn is_missing(e: &StorageError) -> bool {
     matches!(e.kind, StorageErrorKind::NotFound | StorageErrorKind::NotADirectory)
-}
-
-/// A driver answered with the wrong kind of value: a bug in the driver, reported, not panicked.
-pub(crate) fn unexpected(what: &str, answer: &Answer) -> StorageError {
-    StorageError::new(StorageErrorKind::Other, format!("driver answered {what} with {answer:?}"))
-}
-
-/// Maps a storage failure on `path` to the answer the agent gets.
-pub(crate) fn storage_error(e: StorageError, path: &AbsPath) -> AcpFsError {
-    let p = path.as_str();
-    match e.kind {
-        StorageErrorKind::NotFound | StorageErrorKind::NotADirectory => AcpFsError::not_found(p),
-        StorageErrorKind::PermissionDenied => AcpFsError::denied(ErrorKind::PermissionDenied, p, e.message),
-        StorageErrorKind::SymlinkEscape => AcpFsError::denied(
-            ErrorKind::SymlinkEscape,
-            p,
-            format!("the path changed after it was checked and was refused ({})", e.message),
-        ),
-        StorageErrorKind::IsADirectory => AcpFsError::denied(ErrorKind::NotAFile, p, "the path is a directory"),
-        StorageErrorKind::Unsupported | StorageErrorKind::Other => AcpFsError::storage(p, &e.message),
-    }
 }

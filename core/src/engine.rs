@@ -1,43 +1,16 @@
 //! The engine handle: options, sessions and their roots, open documents.
 
 use crate::error::AcpFsError;
-use crate::index::LineIndex;
-use crate::ledger::{self, Ledgers, Limits, Seen, Turns};
 use crate::operation::Operation;
 use crate::options::{Options, Policy};
 use crate::params::Echo;
 use crate::path::AbsPath;
 use crate::protocol::{FileSystemCapability, READ_TEXT_FILE, WRITE_TEXT_FILE};
+use crate::state::Shared;
 use crate::storage::StorageCaps;
 use crate::{read, write};
 use serde_json::Value;
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
-
-pub(crate) struct Shared {
-    pub policy: Policy,
-    pub caps: StorageCaps,
-    sessions: RwLock<HashMap<String, Arc<[AbsPath]>>>,
-    documents: RwLock<HashMap<String, Document>>,
-    /// Versions for documents: every open, update, reload and write gets a new one.
-    document_clock: AtomicU64,
-    /// Remembered line starts per file (semantics.md §8 "Line index").
-    line_index: Mutex<LineIndex>,
-    /// What each session's agent saw of each file (semantics.md §9).
-    pub ledgers: Ledgers,
-    /// One write at a time per real path (semantics.md §9).
-    pub turns: Arc<Turns>,
-}
-
-/// An open document: its text, its version, and whether it matches storage (the host said it
-/// was saved or reloaded, and nobody typed since).
-#[derive(Clone)]
-pub(crate) struct Document {
-    pub text: Arc<str>,
-    pub version: u64,
-    pub clean: bool,
-}
+use std::sync::Arc;
 
 /// The acp-fs engine for one storage: cheap to clone, shareable across threads.
 ///
@@ -62,17 +35,7 @@ impl AcpFs {
     /// named).
     pub fn new(options: Options, caps: StorageCaps) -> Result<AcpFs, AcpFsError> {
         let policy = Policy::new(options)?;
-        let shared = Shared {
-            policy,
-            caps,
-            sessions: RwLock::default(),
-            documents: RwLock::default(),
-            line_index: Mutex::default(),
-            document_clock: AtomicU64::new(0),
-            ledgers: Ledgers::default(),
-            turns: Arc::default(),
-        };
-        Ok(AcpFs { shared: Arc::new(shared) })
+        Ok(AcpFs { shared: Arc::new(Shared::new(policy, caps)) })
     }
 
     pub fn options(&self) -> &Options {
@@ -94,14 +57,13 @@ impl AcpFs {
             roots.push(root);
         }
         roots.extend(self.shared.policy.extra_roots.iter().cloned());
-        write_lock(&self.shared.sessions).insert(session_id.to_owned(), roots.into());
+        self.shared.open_session(session_id, roots.into());
         Ok(())
     }
 
     /// Forgets the session: its roots and its read ledger (semantics.md §9).
     pub fn close_session(&self, session_id: &str) {
-        write_lock(&self.shared.sessions).remove(session_id);
-        self.shared.ledgers.drop_session(session_id);
+        self.shared.close_session(session_id);
     }
 
     /// Registers (or replaces) an open document's unsaved text: reads prefer it, writes to it
@@ -121,19 +83,13 @@ impl AcpFs {
     /// The buffer was saved: storage now holds its text. False when it is not open.
     pub fn document_saved(&self, path: &str) -> bool {
         let Ok(path) = AbsPath::parse(path) else { return false };
-        match write_lock(&self.shared.documents).get_mut(path.as_str()) {
-            Some(doc) => {
-                doc.clean = true;
-                true
-            }
-            None => false,
-        }
+        self.shared.mark_clean(&path)
     }
 
     /// The open document's version: it changes on every open, update, reload and write.
     pub fn document_version(&self, path: &str) -> Option<u64> {
         let path = AbsPath::parse(path).ok()?;
-        read_lock(&self.shared.documents).get(path.as_str()).map(|d| d.version)
+        self.shared.document_version(&path)
     }
 
     fn put_document(&self, path: &str, text: &str, clean: bool) -> Result<u64, AcpFsError> {
@@ -148,7 +104,7 @@ impl AcpFs {
 
     pub fn close_document(&self, path: &str) {
         if let Ok(path) = AbsPath::parse(path) {
-            write_lock(&self.shared.documents).remove(path.as_str());
+            self.shared.close_document(&path);
         }
     }
 
@@ -211,63 +167,4 @@ impl AcpFs {
             _ => None,
         }
     }
-}
-
-impl Shared {
-    pub fn can_write(&self) -> bool {
-        self.caps.write && !self.policy.options.read_only
-    }
-
-    /// The session's root set, or the default policy's.
-    pub fn roots(&self, session_id: &str) -> Result<Arc<[AbsPath]>, AcpFsError> {
-        if let Some(roots) = read_lock(&self.sessions).get(session_id) {
-            return Ok(roots.clone());
-        }
-        match &self.policy.default_roots {
-            Some(roots) => Ok(roots.iter().chain(&self.policy.extra_roots).cloned().collect()),
-            None => Err(AcpFsError::invalid_params("sessionId", "unknown sessionId")),
-        }
-    }
-
-    pub fn document(&self, path: &AbsPath) -> Option<Document> {
-        read_lock(&self.documents).get(path.as_str()).cloned()
-    }
-
-    /// Every open document, by the name the host opened it under.
-    pub fn documents(&self) -> Vec<(AbsPath, Document)> {
-        read_lock(&self.documents).iter().filter_map(|(k, v)| Some((AbsPath::parse(k).ok()?, v.clone()))).collect()
-    }
-
-    pub fn line_index(&self) -> MutexGuard<'_, LineIndex> {
-        self.line_index.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Sets a document's text with a new version; `clean`: it matches storage.
-    pub fn put_document(&self, path: &AbsPath, text: &str, clean: bool) -> u64 {
-        let version = self.document_clock.fetch_add(1, Ordering::Relaxed) + 1;
-        let doc = Document { text: Arc::from(text), version, clean };
-        write_lock(&self.documents).insert(path.as_str().to_owned(), doc);
-        version
-    }
-
-    /// Remembers what the session's agent now knows of the file at `real`.
-    pub fn remember(&self, session_id: &str, real: &AbsPath, seen: Seen, document: Option<u64>) {
-        let opts = &self.policy.options;
-        let limits = Limits {
-            file: usize::try_from(opts.ledger_file_bytes).unwrap_or(usize::MAX),
-            session: usize::try_from(opts.ledger_session_bytes).unwrap_or(usize::MAX),
-        };
-        let opened = read_lock(&self.sessions).contains_key(session_id);
-        self.ledgers.record(session_id, opened, ledger::key(real), seen, document, limits);
-    }
-}
-
-// Poisoning only follows a panic in another thread while it held the lock; the maps are
-// still consistent (every write is a single insert/remove), so carry on.
-fn read_lock<T>(l: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
-    l.read().unwrap_or_else(|e| e.into_inner())
-}
-
-fn write_lock<T>(l: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
-    l.write().unwrap_or_else(|e| e.into_inner())
 }

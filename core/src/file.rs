@@ -1,12 +1,13 @@
 //! Opening the checked file and reading it in chunks, all from one open file (semantics.md
 //! §8.2): a read never mixes two versions of a file, and what was checked is what is read.
 
-use crate::contain::{storage_error, unexpected, Target};
-use crate::engine::Shared;
+use crate::ask::Channel;
+use crate::contain::Target;
 use crate::error::{AcpFsError, ErrorKind};
-use crate::io::{Answer, Bytes, FileId, Io};
-use crate::operation::Channel;
+use crate::io::{Bytes, FileId};
 use crate::path::AbsPath;
+use crate::refuse::storage_error;
+use crate::state::Shared;
 use crate::storage::{FileKind, Metadata, StorageError, StorageErrorKind};
 
 /// First ranged read; later reads double up to [`MAX_CHUNK`] so long windows need few round
@@ -17,14 +18,7 @@ pub const MAX_CHUNK: usize = 1024 * 1024;
 /// Opens the target's real path under its root: the open file (none for anything but a
 /// regular file) and its metadata, or the storage's error for the caller to judge.
 pub(crate) async fn open(io: &Channel, target: &Target) -> Result<(Option<FileId>, Metadata), StorageError> {
-    let asked = Io::Open { root: target.root.as_str().to_owned(), path: target.real.as_str().to_owned() };
-    match io.ask(asked).await {
-        Answer::Opened { file, meta } => Ok((file, meta)),
-        // A storage that would not open a non-regular file may answer with its metadata alone.
-        Answer::Metadata(meta) if meta.kind != FileKind::File => Ok((None, meta)),
-        Answer::Err(e) => Err(e),
-        other => Err(unexpected("open", &other)),
-    }
+    io.open(target.root.as_str(), target.real.as_str()).await
 }
 
 /// Refuses what is not a regular file, and a hard-linked file under `refuseHardlinks`.
@@ -99,11 +93,7 @@ impl<'a> ChunkReader<'a> {
             return Err(storage_error(e, self.requested));
         };
         let len = self.chunk;
-        let bytes = match self.io.ask(Io::ReadAt { file, offset: self.offset, len }).await {
-            Answer::Bytes(b) if b.len() <= len => b,
-            Answer::Err(e) => return Err(storage_error(e, self.requested)),
-            other => return Err(storage_error(unexpected("read_at", &other), self.requested)),
-        };
+        let bytes = self.io.read_at(file, self.offset, len).await.map_err(|e| storage_error(e, self.requested))?;
         self.offset += bytes.len() as u64;
         self.eof = bytes.is_empty() || self.known_size.is_some_and(|size| self.offset >= size);
         self.chunk = (self.chunk * 2).min(MAX_CHUNK);

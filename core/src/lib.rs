@@ -32,8 +32,9 @@
 #![forbid(unsafe_code)]
 
 pub mod agent;
+mod ask;
 mod contain;
-pub mod deny;
+mod deny;
 #[cfg(feature = "disk")]
 mod disk;
 mod dispatch;
@@ -50,13 +51,18 @@ mod memory;
 mod operation;
 mod options;
 mod params;
+#[doc(hidden)]
 pub mod path;
 mod protocol;
 mod read;
 mod record;
+mod refuse;
+mod state;
 mod storage;
-pub mod text;
+mod text;
+#[doc(hidden)]
 pub mod window;
+#[doc(hidden)]
 pub mod wire;
 mod write;
 
@@ -66,6 +72,7 @@ pub use dispatch::{not_served, respond, Call, Dispatch};
 pub use driver::{perform, run, run_async, OpenFiles};
 pub use engine::AcpFs;
 pub use error::{codes, AcpFsError, ErrorKind};
+#[doc(hidden)]
 pub use file::{FIRST_CHUNK, MAX_CHUNK};
 pub use io::{Answer, Bytes, FileId, Io, Step};
 pub use ledger::Turn;

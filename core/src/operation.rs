@@ -1,19 +1,19 @@
 //! A request in flight: a state machine that names its next I/O and is resumed with the
 //! answer.
 //!
-//! Each operation is written as a straight-line `async fn` whose only awaits are
-//! [`Channel::ask`]; the compiler turns it into the state machine. It is polled by hand with a
-//! no-op waker: nothing here performs I/O or needs a runtime, so the same machine runs under a
-//! blocking loop, an async executor, the libuv pool or a JS promise chain.
+//! Each operation is written as a straight-line `async fn` whose only awaits are the typed
+//! asks of its [`Channel`] (`ask.rs`); the compiler turns it into the state machine. It is
+//! polled by hand with a no-op waker: nothing here performs I/O or needs a runtime, so the same
+//! machine runs under a blocking loop, an async executor, the libuv pool or a JS promise chain.
 
+use crate::ask::Channel;
 use crate::error::{AcpFsError, ErrorKind};
-use crate::io::{Answer, Io, Step};
+use crate::io::{Answer, Step};
 use crate::params::Echo;
 use crate::protocol::Response;
 use crate::record::{AuditEvent, ChangeRecord};
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
 /// What a finished request produced.
@@ -23,47 +23,6 @@ pub struct Outcome {
     /// Set after a successful write.
     pub change: Option<ChangeRecord>,
     pub audit: AuditEvent,
-}
-
-#[derive(Default)]
-struct Slot {
-    io: Option<Io>,
-    answer: Option<Answer>,
-}
-
-/// The operation's side of the I/O hand-off.
-#[derive(Clone, Default)]
-pub(crate) struct Channel(Arc<Mutex<Slot>>);
-
-impl Channel {
-    /// Suspends the operation until the driver answers `io`.
-    pub async fn ask(&self, io: Io) -> Answer {
-        Ask { channel: self, io: Some(io) }.await
-    }
-
-    fn slot(&self) -> std::sync::MutexGuard<'_, Slot> {
-        // A poisoned lock means a panic mid-step; the slot's data is still coherent.
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-struct Ask<'a> {
-    channel: &'a Channel,
-    io: Option<Io>,
-}
-
-impl Future for Ask<'_> {
-    type Output = Answer;
-    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Answer> {
-        if let Some(io) = self.io.take() {
-            self.channel.slot().io = Some(io);
-            return Poll::Pending;
-        }
-        match self.channel.slot().answer.take() {
-            Some(answer) => Poll::Ready(answer),
-            None => Poll::Pending,
-        }
-    }
 }
 
 /// What the request-specific logic returns.
@@ -119,9 +78,9 @@ impl Operation {
         self.poll()
     }
 
-    /// Hands in the answer to the last [`Io`] and runs to the next one.
+    /// Hands in the answer to the last [`Io`](crate::Io) and runs to the next one.
     pub fn resume(&mut self, answer: Answer) -> Step {
-        self.channel.slot().answer = Some(answer);
+        self.channel.answer(answer);
         self.poll()
     }
 
@@ -146,7 +105,7 @@ impl Operation {
                 self.logic = None;
                 self.done(result)
             }
-            Poll::Pending => match self.channel.slot().io.take() {
+            Poll::Pending => match self.channel.take_io() {
                 Some(io) => Step::Io(io),
                 None => {
                     self.logic = None;

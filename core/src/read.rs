@@ -1,17 +1,18 @@
 //! `fs/read_text_file` (semantics.md §2–§4).
 
-use crate::contain::{self, storage_error, unexpected, Target};
-use crate::engine::Shared;
-use crate::error::{AcpFsError, ErrorKind};
+use crate::ask::Channel;
+use crate::contain::{self, Target};
+use crate::error::AcpFsError;
 use crate::file::{self, ChunkReader, MAX_CHUNK};
 use crate::index::Identity;
-use crate::io::{Answer, Io};
 use crate::ledger::Seen;
-use crate::operation::{Channel, Done};
+use crate::operation::Done;
 use crate::options::PastEnd;
 use crate::params;
 use crate::path::AbsPath;
 use crate::protocol::{ReadTextFileResponse, Response};
+use crate::refuse::{not_text, storage_error, too_large};
+use crate::state::Shared;
 use crate::text::{self, Encoding, NotText, SNIFF_BYTES};
 use crate::window::{Checkpoint, Window, WindowError};
 use serde_json::Value;
@@ -76,20 +77,12 @@ async fn whole(
     let fail = |e| storage_error(e, &target.requested);
     let mut modified = None;
     if shared.caps.stat {
-        let meta = match io.ask(Io::Stat { path: path.to_owned(), follow: true }).await {
-            Answer::Metadata(m) => m,
-            Answer::Err(e) => return Err(fail(e)),
-            other => return Err(fail(unexpected("stat", &other))),
-        };
+        let meta = io.stat(path, true).await.map_err(fail)?;
         file::check(shared, &meta, &target.requested)?;
         fits(&window, meta.size, max, &target.requested)?;
         modified = meta.modified;
     }
-    let bytes = match io.ask(Io::ReadAll { path: path.to_owned() }).await {
-        Answer::Bytes(b) => b,
-        Answer::Err(e) => return Err(fail(e)),
-        other => return Err(fail(unexpected("read", &other))),
-    };
+    let bytes = io.read_all(path).await.map_err(fail)?;
     // The same size-first order as a storage that can stat (semantics.md §8.1).
     fits(&window, bytes.len() as u64, max, &target.requested)?;
     let encoding = sniff(&bytes, &target.requested)?;
@@ -209,25 +202,6 @@ fn utf16(
     let unit = if encoding == Encoding::Utf16Le { u16::from_le_bytes } else { u16::from_be_bytes };
     let text = text::decode_utf16(&bytes[2..], unit).map_err(|e| not_text(e, requested))?;
     Ok(window.feed(text.as_bytes()).and_then(|()| window.finish()))
-}
-
-pub(crate) fn not_text(e: NotText, requested: &AbsPath) -> AcpFsError {
-    match e {
-        NotText::Binary => AcpFsError::denied(
-            ErrorKind::BinaryFile,
-            requested.as_str(),
-            "the file has a NUL byte in its first 8 KiB: it is binary, not text",
-        ),
-        NotText::Invalid => AcpFsError::denied(
-            ErrorKind::NotUtf8,
-            requested.as_str(),
-            "the file is not valid UTF-8 (or UTF-16 with a BOM); it is never decoded lossily",
-        ),
-    }
-}
-
-pub(crate) fn too_large(requested: &AbsPath, max: u64, hint: &str) -> AcpFsError {
-    AcpFsError::denied(ErrorKind::FileTooLarge, requested.as_str(), format!("{hint} (limit {max} bytes)"))
 }
 
 fn window_error(e: WindowError, requested: &AbsPath, max: u64) -> AcpFsError {

@@ -56,13 +56,6 @@ impl Encoding {
 }
 
 /// Decodes a whole file strictly.
-///
-/// ```
-/// use acp_fs::text::{decode, Encoding};
-/// assert_eq!(decode(b"\xEF\xBB\xBFhi").unwrap(), (Encoding::Utf8Bom, "hi".to_owned()));
-/// assert_eq!(decode(&[0xFF, 0xFE, b'h', 0, b'i', 0]).unwrap(), (Encoding::Utf16Le, "hi".to_owned()));
-/// assert!(decode(b"\xC3(").is_err());
-/// ```
 pub fn decode(bytes: &[u8]) -> Result<(Encoding, String), NotText> {
     let encoding = Encoding::sniff(bytes)?;
     let body = &bytes[encoding.bom_len()..];
@@ -133,6 +126,13 @@ pub fn to_crlf(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decodes_strictly() {
+        assert_eq!(decode(b"\xEF\xBB\xBFhi").unwrap(), (Encoding::Utf8Bom, "hi".to_owned()));
+        assert_eq!(decode(&[0xFF, 0xFE, b'h', 0, b'i', 0]).unwrap(), (Encoding::Utf16Le, "hi".to_owned()));
+        assert!(decode(b"\xC3(").is_err());
+    }
 
     #[test]
     fn round_trips() {

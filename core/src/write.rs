@@ -1,18 +1,18 @@
 //! `fs/write_text_file` (semantics.md §4, §5).
 
-use crate::contain::{self, storage_error, unexpected, Target};
-use crate::engine::Shared;
+use crate::ask::Channel;
+use crate::contain::{self, Target};
 use crate::error::{AcpFsError, ErrorKind};
 use crate::file::{self, ChunkReader};
-use crate::io::{Answer, Io};
 use crate::ledger::{self, Current, Seen};
-use crate::operation::{Channel, Done};
+use crate::operation::Done;
 use crate::options::{LineEndings, OnConflict};
 use crate::params;
 use crate::path::AbsPath;
 use crate::protocol::{Response, WriteTextFileResponse, WRITE_TEXT_FILE};
-use crate::read::{self, too_large};
 use crate::record::{ChangeRecord, DocumentWrite};
+use crate::refuse::{self, not_text, storage_error, too_large};
+use crate::state::Shared;
 use crate::storage::{Metadata, StorageErrorKind};
 use crate::text::{self, Encoding};
 use serde_json::Value;
@@ -45,10 +45,7 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
     // operation ends, however it ends.
     let ticket = shared.turns.enter(ledger::key(&target.real));
     while !ticket.ready() {
-        match io.ask(Io::Wait { path: target.real.as_str().to_owned(), turn: ticket.waiter() }).await {
-            Answer::Done => {}
-            other => return Err(storage_error(unexpected("wait", &other), requested)),
-        }
+        io.wait(target.real.as_str(), ticket.waiter()).await.map_err(|e| storage_error(e, requested))?;
     }
 
     let existing = existing(&shared, &io, &target).await?;
@@ -113,12 +110,8 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
         new_text,
         merged,
     };
-    match io.ask(Io::Approve { change: change.clone() }).await {
-        Answer::Approved(true) => {}
-        Answer::Approved(false) => {
-            return Err(AcpFsError::denied(ErrorKind::UserRejected, requested.as_str(), "the user rejected this write"))
-        }
-        other => return Err(storage_error(unexpected("approve", &other), requested)),
+    if !io.approve(change.clone()).await.map_err(|e| storage_error(e, requested))? {
+        return Err(AcpFsError::denied(ErrorKind::UserRejected, requested.as_str(), "the user rejected this write"));
     }
     // An approval may take minutes, and no write of acp-fs can come in between (the turn), but
     // the user can type and a formatter can rewrite the disk: what was approved is written only
@@ -145,13 +138,11 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
     };
 
     if let Some(name) = &document_name {
-        let decision =
-            io.ask(Io::WriteDocument { path: name.as_str().to_owned(), text: change.new_text.clone() }).await;
+        let decision = io.write_document(name.as_str(), change.new_text.clone()).await;
         // Only a valid decision touches the buffer: a failed request must change nothing.
-        let through = match decision {
-            Answer::Document(DocumentWrite::Buffer) => false,
-            Answer::Document(DocumentWrite::WriteThrough) => true,
-            other => return Err(storage_error(unexpected("write_document", &other), requested)),
+        let through = match decision.map_err(|e| storage_error(e, requested))? {
+            DocumentWrite::Buffer => false,
+            DocumentWrite::WriteThrough => true,
         };
         let version = shared.put_document(name, &change.new_text, through);
         if !through {
@@ -162,34 +153,27 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
 
     if existing.is_none() && opts.create_parents && shared.caps.make_dirs && parents_missing != Some(false) {
         if let Some(parent) = target.real.parent() {
-            let asked = Io::MakeDirs { root: target.root.as_str().to_owned(), path: parent.as_str().to_owned() };
-            match io.ask(asked).await {
-                Answer::Done => {}
-                Answer::Err(e) => return Err(write_error(e, requested)),
-                other => return Err(storage_error(unexpected("make_dirs", &other), requested)),
-            }
+            io.make_dirs(target.root.as_str(), parent.as_str()).await.map_err(|e| write_error(e, requested))?;
         }
     }
     let bytes = text::encode(&change.new_text, encoding);
-    let asked = Io::Write { root: target.root.as_str().to_owned(), path: target.real.as_str().to_owned(), bytes };
-    let answer = io.ask(asked).await;
+    let written = io.write(target.root.as_str(), target.real.as_str(), bytes).await;
     // Whatever the outcome, what the index knows about this file may be stale now (a failed
     // write may still have replaced it). Readers that opened the old version and record after
     // this carry the old identity, which the new version does not match.
     shared.line_index().forget(target.real.as_str());
-    match answer {
-        Answer::Done => {
+    match written {
+        Ok(()) => {
             remember(&shared, None);
             drop(ticket);
             Ok(done(change))
         }
-        Answer::Err(e) => Err(write_error(e, requested)),
-        other => Err(storage_error(unexpected("write", &other), requested)),
+        Err(e) => Err(write_error(e, requested)),
     }
 }
 
 /// What is there now: the open buffer unless the host said it matches storage.
-fn current<'a>(document: Option<&'a crate::engine::Document>, existing: Option<&'a Existing>) -> Current<'a> {
+fn current<'a>(document: Option<&'a crate::state::Document>, existing: Option<&'a Existing>) -> Current<'a> {
     match document {
         Some(doc) => Current {
             text: Some(&doc.text),
@@ -227,7 +211,7 @@ async fn existing(shared: &Shared, io: &Channel, target: &Target) -> Result<Opti
     let max = shared.policy.options.max_read_bytes;
     let requested = &target.requested;
     let too_large = || {
-        read::too_large(
+        refuse::too_large(
             requested,
             max,
             "the existing file is larger than maxReadBytes, so it cannot be replaced safely",
@@ -256,35 +240,34 @@ async fn existing(shared: &Shared, io: &Channel, target: &Target) -> Result<Opti
         bytes
     } else {
         if shared.caps.stat {
-            match io.ask(Io::Stat { path: target.real.as_str().to_owned(), follow: true }).await {
-                Answer::Metadata(m) => {
+            match io.stat(target.real.as_str(), true).await {
+                Ok(m) => {
                     file::check(shared, &m, requested)?;
                     if m.size > max.saturating_add(3) {
                         return Err(too_large());
                     }
                     known = Some(m);
                 }
-                Answer::Err(e) if e.kind == StorageErrorKind::NotFound => return Ok(None),
-                Answer::Err(e) => return Err(write_error(e, requested)),
-                other => return Err(storage_error(unexpected("stat", &other), requested)),
+                Err(e) if e.kind == StorageErrorKind::NotFound => return Ok(None),
+                Err(e) => return Err(write_error(e, requested)),
             }
         }
-        match io.ask(Io::ReadAll { path: target.real.as_str().to_owned() }).await {
-            Answer::Bytes(b) => b.into_vec(),
-            Answer::Err(e) if e.kind == StorageErrorKind::NotFound => return Ok(None),
-            Answer::Err(e) => return Err(write_error(e, requested)),
-            other => return Err(storage_error(unexpected("read", &other), requested)),
+        match io.read_all(target.real.as_str()).await {
+            Ok(b) => b.into_vec(),
+            Err(e) if e.kind == StorageErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(write_error(e, requested)),
         }
     };
     if bytes.len() as u64 > max.saturating_add(3) {
         return Err(too_large());
     }
     // Never replace what could not be read as text: the agent cannot have seen it.
-    let (encoding, text) = text::decode(&bytes).map_err(|e| read::not_text(e, requested))?;
+    let (encoding, text) = text::decode(&bytes).map_err(|e| not_text(e, requested))?;
     Ok(Some(Existing { encoding, text, meta: known }))
 }
 
-/// Like [`storage_error`], but a parent that is a file makes the target "not a file".
+/// Like [`storage_error`], but a parent that is a file makes the target "not a file". A wrong
+/// answer from the driver is an `Other` storage error, so it reads as it would anywhere else.
 fn write_error(e: crate::storage::StorageError, requested: &AbsPath) -> AcpFsError {
     match e.kind {
         StorageErrorKind::NotADirectory => {

@@ -1,0 +1,201 @@
+//! The operation's side of the I/O hand-off: one typed method per kind of [`Io`], and the one
+//! place that judges whether the driver's answer fits what was asked.
+//!
+//! Request logic never sees an [`Answer`]: a wrong one (a driver bug) comes back as the same
+//! storage error whichever request met it, instead of each call site deciding what it means.
+
+use crate::io::{Answer, Bytes, FileId, Io};
+use crate::ledger::Turn;
+use crate::record::{ChangeRecord, DocumentWrite};
+use crate::storage::{FileKind, Metadata, StorageError, StorageErrorKind};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+#[derive(Default)]
+struct Slot {
+    io: Option<Io>,
+    answer: Option<Answer>,
+}
+
+/// The operation's side of the I/O hand-off.
+#[derive(Clone, Default)]
+pub(crate) struct Channel(Arc<Mutex<Slot>>);
+
+/// What [`Channel::ask`] makes of an answer: `Ok` when it belongs to the request (its result,
+/// or the storage's error), `Err` handing it back when it does not.
+type Fit<T> = Result<Result<T, StorageError>, Answer>;
+
+impl Channel {
+    /// The file's metadata; `follow`: through a final symlink.
+    pub async fn stat(&self, path: &str, follow: bool) -> Result<Metadata, StorageError> {
+        let io = Io::Stat { path: path.to_owned(), follow };
+        self.ask(io, |answer| match answer {
+            Answer::Metadata(meta) => Ok(Ok(meta)),
+            Answer::Err(e) => Ok(Err(e)),
+            other => Err(other),
+        })
+        .await
+    }
+
+    /// The path with every symlink resolved, as the storage spells it.
+    pub async fn real_path(&self, path: &str) -> Result<String, StorageError> {
+        self.ask(Io::RealPath { path: path.to_owned() }, |answer| match answer {
+            Answer::Path(real) => Ok(Ok(real)),
+            Answer::Err(e) => Ok(Err(e)),
+            other => Err(other),
+        })
+        .await
+    }
+
+    /// The whole file.
+    pub async fn read_all(&self, path: &str) -> Result<Bytes, StorageError> {
+        self.ask(Io::ReadAll { path: path.to_owned() }, |answer| match answer {
+            Answer::Bytes(bytes) => Ok(Ok(bytes)),
+            Answer::Err(e) => Ok(Err(e)),
+            other => Err(other),
+        })
+        .await
+    }
+
+    /// Opens `path` under `root`: the open file (none for anything but a regular file) and its
+    /// metadata.
+    pub async fn open(&self, root: &str, path: &str) -> Result<(Option<FileId>, Metadata), StorageError> {
+        let io = Io::Open { root: root.to_owned(), path: path.to_owned() };
+        self.ask(io, |answer| match answer {
+            Answer::Opened { file, meta } => Ok(Ok((file, meta))),
+            // A storage that would not open a non-regular file may answer with its metadata alone.
+            Answer::Metadata(meta) if meta.kind != FileKind::File => Ok(Ok((None, meta))),
+            Answer::Err(e) => Ok(Err(e)),
+            other => Err(other),
+        })
+        .await
+    }
+
+    /// Up to `len` bytes at `offset` of an open file; more than asked for is a wrong answer.
+    pub async fn read_at(&self, file: FileId, offset: u64, len: usize) -> Result<Bytes, StorageError> {
+        self.ask(Io::ReadAt { file, offset, len }, |answer| match answer {
+            Answer::Bytes(bytes) if bytes.len() <= len => Ok(Ok(bytes)),
+            Answer::Err(e) => Ok(Err(e)),
+            other => Err(other),
+        })
+        .await
+    }
+
+    /// Creates `path` and its missing parents under `root`.
+    pub async fn make_dirs(&self, root: &str, path: &str) -> Result<(), StorageError> {
+        let io = Io::MakeDirs { root: root.to_owned(), path: path.to_owned() };
+        self.ask(io, done).await
+    }
+
+    /// Replaces (or creates) the file at `path` under `root` with `bytes`.
+    pub async fn write(&self, root: &str, path: &str, bytes: Vec<u8>) -> Result<(), StorageError> {
+        let io = Io::Write { root: root.to_owned(), path: path.to_owned(), bytes };
+        self.ask(io, done).await
+    }
+
+    // Approvals, document decisions and turns come from the host, not from storage: an error
+    // answer to them is as wrong as any other, so they take only their own variant.
+
+    /// Whether the host approves `change`.
+    pub async fn approve(&self, change: ChangeRecord) -> Result<bool, StorageError> {
+        self.ask(Io::Approve { change }, |answer| match answer {
+            Answer::Approved(approved) => Ok(Ok(approved)),
+            other => Err(other),
+        })
+        .await
+    }
+
+    /// What the host does with a write of `text` to the open document `path`.
+    pub async fn write_document(&self, path: &str, text: String) -> Result<DocumentWrite, StorageError> {
+        self.ask(Io::WriteDocument { path: path.to_owned(), text }, |answer| match answer {
+            Answer::Document(decision) => Ok(Ok(decision)),
+            other => Err(other),
+        })
+        .await
+    }
+
+    /// Returns once the driver has waited on `turn` (the turn may still not have come: ask
+    /// the ticket).
+    pub async fn wait(&self, path: &str, turn: Turn) -> Result<(), StorageError> {
+        self.ask(Io::Wait { path: path.to_owned(), turn }, |answer| match answer {
+            Answer::Done => Ok(Ok(())),
+            other => Err(other),
+        })
+        .await
+    }
+
+    /// The driver side: the I/O the operation asked for last, once.
+    pub fn take_io(&self) -> Option<Io> {
+        self.slot().io.take()
+    }
+
+    /// The driver side: hands in the answer to the last I/O.
+    pub fn answer(&self, answer: Answer) {
+        self.slot().answer = Some(answer);
+    }
+
+    /// Suspends the operation until the driver answers `io`, then lets `fit` judge the answer;
+    /// one that does not fit is reported here, for every kind of request alike.
+    async fn ask<T>(&self, io: Io, fit: impl FnOnce(Answer) -> Fit<T>) -> Result<T, StorageError> {
+        let what = name(&io);
+        let answer = Ask { channel: self, io: Some(io) }.await;
+        fit(answer).unwrap_or_else(|other| Err(unexpected(what, &other)))
+    }
+
+    fn slot(&self) -> std::sync::MutexGuard<'_, Slot> {
+        // A poisoned lock means a panic mid-step; the slot's data is still coherent.
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The answer to an I/O that only succeeds or fails.
+fn done(answer: Answer) -> Fit<()> {
+    match answer {
+        Answer::Done => Ok(Ok(())),
+        Answer::Err(e) => Ok(Err(e)),
+        other => Err(other),
+    }
+}
+
+/// How the report of a wrong answer names what was asked. The words reach the host in the
+/// error's message, so they stay what they were ("read" is a whole-file read).
+fn name(io: &Io) -> &'static str {
+    match io {
+        Io::Stat { .. } => "stat",
+        Io::RealPath { .. } => "real_path",
+        Io::ReadAll { .. } => "read",
+        Io::Open { .. } => "open",
+        Io::ReadAt { .. } => "read_at",
+        Io::MakeDirs { .. } => "make_dirs",
+        Io::Write { .. } => "write",
+        Io::Approve { .. } => "approve",
+        Io::Wait { .. } => "wait",
+        Io::WriteDocument { .. } => "write_document",
+    }
+}
+
+/// A driver answered with the wrong kind of value: a bug in the driver, reported, not panicked.
+fn unexpected(what: &str, answer: &Answer) -> StorageError {
+    StorageError::new(StorageErrorKind::Other, format!("driver answered {what} with {answer:?}"))
+}
+
+struct Ask<'a> {
+    channel: &'a Channel,
+    io: Option<Io>,
+}
+
+impl Future for Ask<'_> {
+    type Output = Answer;
+    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Answer> {
+        if let Some(io) = self.io.take() {
+            self.channel.slot().io = Some(io);
+            return Poll::Pending;
+        }
+        match self.channel.slot().answer.take() {
+            Some(answer) => Poll::Ready(answer),
+            None => Poll::Pending,
+        }
+    }
+}
