@@ -4,7 +4,8 @@
 //! Request logic never sees an [`Answer`]: a wrong one (a driver bug) comes back as the same
 //! storage error whichever request met it, instead of each call site deciding what it means.
 
-use crate::io::{Answer, Bytes, FileId, Io};
+use crate::bytes::Bytes;
+use crate::io::{Answer, FileId, Io};
 use crate::ledger::Turn;
 use crate::record::{ChangeRecord, DocumentWrite};
 use crate::storage::{FileKind, Metadata, StorageError, StorageErrorKind};

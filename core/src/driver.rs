@@ -1,6 +1,7 @@
 //! The two ten-line loops that run an [`Operation`] against a storage.
 
-use crate::io::{Answer, FileId, Io, Step};
+use crate::io::{Answer, FileId, Io};
+use crate::operation::Step;
 use crate::operation::{Operation, Outcome};
 use crate::storage::{AsyncHost, AsyncStorage, Host, Metadata, Storage, StorageError, StorageErrorKind};
 

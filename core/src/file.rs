@@ -2,9 +2,10 @@
 //! §8.2): a read never mixes two versions of a file, and what was checked is what is read.
 
 use crate::ask::Channel;
+use crate::bytes::Bytes;
 use crate::contain::Target;
 use crate::error::{AcpFsError, ErrorKind};
-use crate::io::{Bytes, FileId};
+use crate::io::FileId;
 use crate::path::AbsPath;
 use crate::refuse::storage_error;
 use crate::state::Shared;

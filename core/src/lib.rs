@@ -33,6 +33,7 @@
 
 pub mod agent;
 mod ask;
+mod bytes;
 mod contain;
 mod deny;
 #[cfg(feature = "disk")]
@@ -66,6 +67,7 @@ pub mod window;
 pub mod wire;
 mod write;
 
+pub use bytes::Bytes;
 #[cfg(feature = "disk")]
 pub use disk::DiskStorage;
 pub use dispatch::{not_served, respond, Call, Dispatch};
@@ -74,10 +76,10 @@ pub use engine::AcpFs;
 pub use error::{codes, AcpFsError, ErrorKind};
 #[doc(hidden)]
 pub use file::{FIRST_CHUNK, MAX_CHUNK};
-pub use io::{Answer, Bytes, FileId, Io, Step};
+pub use io::{Answer, FileId, Io};
 pub use ledger::Turn;
 pub use memory::MemoryStorage;
-pub use operation::{Operation, Outcome};
+pub use operation::{Operation, Outcome, Step};
 pub use options::{LineEndings, OnConflict, Options, PastEnd, DEFAULT_DENY};
 pub use protocol::{
     FileSystemCapability, ReadTextFileRequest, ReadTextFileResponse, Response, WriteTextFileRequest,

@@ -1,7 +1,7 @@
 //! An in-memory file system with directories, symlinks and special files, for tests and
 //! embedders (containment is testable without a disk).
 
-use crate::io::Bytes;
+use crate::bytes::Bytes;
 use crate::path::AbsPath;
 use crate::storage::{FileKind, Metadata, Storage, StorageCaps, StorageError, StorageErrorKind};
 use std::collections::BTreeMap;

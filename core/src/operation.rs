@@ -8,7 +8,7 @@
 
 use crate::ask::Channel;
 use crate::error::{AcpFsError, ErrorKind};
-use crate::io::{Answer, Step};
+use crate::io::{Answer, Io};
 use crate::params::Echo;
 use crate::protocol::Response;
 use crate::record::{AuditEvent, ChangeRecord};
@@ -148,4 +148,11 @@ impl std::fmt::Debug for Operation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Operation").field("op", &self.op).field("finished", &self.logic.is_none()).finish()
     }
+}
+
+/// What an operation wants now.
+#[derive(Debug)]
+pub enum Step {
+    Io(Io),
+    Done(Box<Outcome>),
 }

@@ -1,6 +1,6 @@
 //! What the engine asks of a host's storage, and the traits drivers run it over.
 
-use crate::io::Bytes;
+use crate::bytes::Bytes;
 use crate::record::{ChangeRecord, DocumentWrite};
 
 /// What exists at a path.

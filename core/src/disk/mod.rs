@@ -1,6 +1,6 @@
 //! The real-disk storage: `std::fs` with canonical paths, no-follow opens and atomic writes.
 
-use crate::io::Bytes;
+use crate::bytes::Bytes;
 use crate::path::AbsPath;
 use crate::storage::{FileKind, Metadata, Storage, StorageCaps, StorageError, StorageErrorKind};
 use std::fs::{self, File};
