@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { Volume } from 'memfs';
 import * as wasmPkg from '../../npm/wasm/node.mjs';
-import { Engine as WasmEngine, functions as wasmFunctions } from '../../npm/wasm/lib/api.mjs';
+import { binding as wasmBinding } from '../../npm/wasm/lib/api.mjs';
 import { wellFormedUnits } from '../../npm/shared/driver.mjs';
 import { subset } from './harness.mjs';
 
@@ -495,7 +495,7 @@ const bindingScripts = {
     F.toolResult('write_text_file', { path: '/p/a' }, { error: 'text' }),
   ],
   'Engine.mcpTools and mcpDispatch: replies and calls': (E) => {
-    const e = new E({ readOnly: true }, ENGINE_CAPS);
+    const e = E.createEngine({ readOnly: true }, ENGINE_CAPS);
     e.openSession('s', '/p', ['/q']);
     const messages = [
       '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
@@ -507,40 +507,45 @@ const bindingScripts = {
     const out = [e.mcpTools('s'), e.mcpTools('unknown'), ...messages.map((m) => e.mcpDispatch('s', m))];
     const d = e.mcpDispatch('s', '{"jsonrpc":"2.0","id":"r","method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/p/a.txt","line":2}}}');
     const { steps, outcome } = drive(d.operation, { '/p/a.txt': 'one\ntwo\n' });
-    out.push({ kind: d.kind, method: d.method, steps, outcome, reply: d.call.respond(outcome) });
-    // The reply depends only on the answer handed in, whatever it is.
+    out.push({ kind: d.kind, method: d.method, steps, outcome });
+    // However a call ends, its outcome carries the reply: cancelled, refused, aborted, failed.
+    const call = (id) =>
+      e.mcpDispatch('s', `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/p/a.txt"}}}`);
+    const started = (id) => {
+      const c = call(id);
+      c.operation.step();
+      return c.operation;
+    };
     out.push(
-      d.call.respond({ result: { content: 'other' } }),
-      d.call.respond({ error: { kind: 'not_found', code: -32002, message: 'Resource not found: /p/a.txt', data: { uri: '/p/a.txt' } } }),
-      d.call.respond({ error: { kind: 'bogus', code: 1, message: 'x' } }),
-      d.call.respond({ result: 5 }),
-      d.call.respond({}),
-      d.call.respond(null),
+      started(10).cancel(),
+      call(11).operation.refuse('path', 'no'),
+      started(12).abort('the driver broke'),
+      started(13).step({ error: { code: 'ENOENT', message: 'gone' } }),
+      started(14).step({ bogus: 1 }),
     );
     return out;
   },
   'Engine.mcpDispatch: a write call through approval': (E) => {
-    const e = new E({}, ENGINE_CAPS);
+    const e = E.createEngine({}, ENGINE_CAPS);
     e.openSession('s', '/p', []);
     const d = e.mcpDispatch('s', '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"write_text_file","arguments":{"path":"/p/d/n.txt","content":"n\\n"}}}');
     const files = {};
     const { steps, outcome } = drive(d.operation, files);
-    return { method: d.method, steps, outcome, files, reply: d.call.respond(outcome) };
+    return { method: d.method, steps, outcome, files, reply: outcome.reply };
   },
-  'Operation.fail': (E) => {
-    const e = new E({}, ENGINE_CAPS);
+  'Operation.refuse and abort': (E) => {
+    const e = E.createEngine({}, ENGINE_CAPS);
     e.openSession('s', '/p', []);
     const start = (params) => e.start('fs/read_text_file', params);
-    const refused = { kind: 'invalid_params', code: -32602, message: 'Invalid params: path: no', data: { field: 'path', reason: 'no' } };
     const a = start({ sessionId: 's', path: '/p/a.txt', line: 3, _meta: { traceparent: 't' } });
     const b = start({ sessionId: 's', path: '/p/a.txt' });
     b.step();
     return [
-      a.fail(refused),
+      a.refuse('path', 'no'),
       a.step({ metadata: { kind: 'file', size: 1 } }),
-      b.fail({ kind: 'cancelled', code: -32800, message: 'Request cancelled', data: null }),
-      start({}).fail({ what: 'ever' }),
-      start({}).fail(null),
+      b.cancel(),
+      start({}).abort('the driver broke'),
+      start({}).refuse('params', 'is not valid Unicode (a lone surrogate)'),
     ].map(normal);
   },
 };
@@ -548,7 +553,7 @@ const bindingScripts = {
 describe('parity: the low-level bindings, call for call (agent side and MCP)', { skip }, () => {
   for (const [name, script] of Object.entries(bindingScripts)) {
     test(name, () => {
-      const [wasmSide, nodeSide] = name.startsWith('agent') ? [wasmFunctions, native.binding] : [WasmEngine, native.binding.Engine];
+      const [wasmSide, nodeSide] = [wasmBinding, native.binding];
       const wasm = called(() => script(wasmSide));
       const node = called(() => script(nodeSide));
       assert.ok('value' in node, `the N-API binding threw: ${JSON.stringify(node.threw)}`);
@@ -563,15 +568,23 @@ describe('parity: the low-level bindings, call for call (agent side and MCP)', {
     assert.equal(both.length, 2);
     assert.deepEqual(lax.map((t) => t.name), ['write_text_file'], 'only a real true counts');
     assert.deepEqual(empty, []);
-    const mcp = bindingScripts['Engine.mcpDispatch: a write call through approval'](native.binding.Engine);
+    const mcp = bindingScripts['Engine.mcpDispatch: a write call through approval'](native.binding);
     assert.equal(mcp.method, 'fs/write_text_file');
     assert.deepEqual(mcp.files, { '/p/d/n.txt': 'n\n' });
     assert.equal(mcp.reply, '{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"Wrote /p/d/n.txt (2 bytes)."}],"isError":false}}');
-    const fails = bindingScripts['Operation.fail'](native.binding.Engine);
+    const fails = bindingScripts['Operation.refuse and abort'](native.binding);
     assert.equal(fails[0].error.data.field, 'path');
     assert.deepEqual(fails[0].audit, { op: 'read', sessionId: 's', path: '/p/a.txt', line: 3, limit: null, bytes: 0, outcome: 'error', errorKind: 'invalid_params', durationMs: null, traceparent: 't' });
     assert.equal(fails[1].done.error.kind, 'internal', 'no io after a failed operation');
     assert.equal(fails[2].audit.outcome, 'cancelled');
-    assert.equal(fails[3].error.kind, 'internal', 'a malformed error is the driver’s bug, said so');
+    assert.equal(fails[3].error.kind, 'internal', 'an abort is the driver’s bug, said so');
+    assert.equal(fails[3].error.message, 'Internal error: the driver broke');
+    assert.equal(fails[4].error.data.field, 'params');
+    const replies = bindingScripts['Engine.mcpTools and mcpDispatch: replies and calls'](native.binding).slice(-5);
+    for (const [i, r] of replies.entries()) {
+      const reply = JSON.parse(r.reply ?? r.done.reply);
+      assert.equal(reply.id, 10 + i, 'each call answers under its own id');
+      assert.equal(reply.result.isError, true, `call ${10 + i} ends as an error the model can read`);
+    }
   });
 });
