@@ -18,6 +18,8 @@ const TEMP_ATTEMPTS = 16;
 /** Bytes of the target's name kept in a temporary's name (as core/src/disk.rs). */
 const TEMP_NAME_KEEP = 180;
 let tempCounter = 0;
+/** Bytes read with the checks when a file is opened (the engine's first chunk, core FIRST_CHUNK). */
+const HEAD = 16 * 1024;
 
 /** Node's `fs` module when running in Node (20.16+: `process.getBuiltinModule`), else undefined. */
 export function builtinFs() {
@@ -161,7 +163,12 @@ export function fromNodeDisk(fs = builtinFs(), { procfs = true } = {}) {
   /** `name` inside the opened directory `dir`: through the descriptor where /proc allows. */
   const within = (handle, dir, name) => (procFd() ? `/proc/self/fd/${handle.fd}/${name}` : dir.endsWith(sep) ? dir + name : dir + sep + name);
 
-  /** `{stats}` for a non-regular file, `{stats, handle}` for a regular one proven to be `path`. */
+  /**
+   * `{stats}` for a non-regular file, `{stats, handle, head}` for a regular one proven to be
+   * `path`. `head` is the file's first HEAD bytes, read from the same descriptor while it is
+   * being checked (and dropped if the check fails): a small file costs no further trip through
+   * libuv's pool, and every byte still comes from the one file that was checked.
+   */
   async function openFile(root, path) {
     let handle;
     try {
@@ -171,27 +178,39 @@ export function fromNodeDisk(fs = builtinFs(), { procfs = true } = {}) {
       throw e;
     }
     try {
-      // Linux: three questions at once (each a trip through libuv's pool): the open file's
-      // stats, the checked path's lstat, and the descriptor's own path. Elsewhere the path is
-      // resolved before and after the lstat, so a swap must be undone and redone in between.
-      const [stats, lst, real] = procFd()
-        ? await Promise.all([handle.stat({ bigint: true }), fsp.lstat(path, { bigint: true }), fdPath(handle)])
-        : [
-            await handle.stat({ bigint: true }),
-            (await fsp.realpath(path)) === path ? await fsp.lstat(path, { bigint: true }) : { dev: -1n, ino: -1n },
-            await fsp.realpath(path),
-          ];
-      // The same file a lookup of the checked path finds (a final component swapped after the
-      // open, or a different file reached through a swapped directory, differs)…
-      if (lst.dev !== stats.dev || lst.ino !== stats.ino) throw raced(path, 'the file');
-      // …and the descriptor's own path is the checked one, under the root: what was opened is
-      // what was checked, whatever was swapped and swapped back in between.
-      if (real !== path || !under(root, real)) throw raced(path, 'the file');
+      let stats;
+      let head;
+      if (procFd()) {
+        // Linux: the descriptor's own path, read from the kernel, is the checked one under the
+        // root: what was opened is what was checked, whatever was swapped and swapped back in
+        // between (a swapped directory shows in the path; a swapped final component is refused by
+        // O_NOFOLLOW). The stats and the head come from the same descriptor at the same time.
+        const buffer = new Uint8Array(HEAD);
+        let real;
+        [stats, real, head] = await Promise.all([
+          handle.stat({ bigint: true }),
+          fdPath(handle),
+          // A FIFO or device opened O_NONBLOCK reads nothing or fails: the head is then dropped.
+          handle.read(buffer, 0, HEAD, 0).then(
+            ({ bytesRead }) => buffer.subarray(0, bytesRead),
+            () => undefined,
+          ),
+        ]);
+        if (real !== path || !under(root, real)) throw raced(path, 'the file');
+      } else {
+        // Elsewhere the path is resolved before and after an lstat that must find the opened
+        // file, so a swap must be undone and redone in between.
+        stats = await handle.stat({ bigint: true });
+        const lst = (await fsp.realpath(path)) === path ? await fsp.lstat(path, { bigint: true }) : { dev: -1n, ino: -1n };
+        if (lst.dev !== stats.dev || lst.ino !== stats.ino || (await fsp.realpath(path)) !== path || !under(root, path)) {
+          throw raced(path, 'the file');
+        }
+      }
       if (!stats.isFile()) {
         await handle.close();
         return { stats };
       }
-      return { stats, handle };
+      return { stats, handle, head };
     } catch (e) {
       await handle.close().catch(() => {});
       throw e;

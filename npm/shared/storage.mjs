@@ -142,8 +142,9 @@ export class StorageSession {
     const s = this.storage;
     let stats = null;
     let handle;
+    let head;
     if (has(s, 'openFile')) {
-      ({ stats, handle } = (await s.openFile(root, path)) ?? {});
+      ({ stats, handle, head } = (await s.openFile(root, path)) ?? {});
     } else {
       // Refuse what is not a regular file before opening it: a FIFO would block, a device read.
       if (has(s, 'lstat')) stats = await s.lstat(path);
@@ -177,12 +178,21 @@ export class StorageSession {
     const meta = stats === null || stats === undefined ? { kind: 'file', size: 0, links: 1 } : metadataOf(stats);
     if (handle === undefined || handle === null) return { metadata: meta };
     const file = this.nextFile++;
-    this.files.set(file, handle);
+    this.files.set(file, head === undefined ? handle : { handle, head });
     return { file, metadata: meta };
   }
 
   /** Up to `length` bytes at `offset` of an open handle; fewer only at the end of the file. */
-  async read(handle, offset, length) {
+  async read(opened, offset, length) {
+    // The bytes the storage read with its checks: what they hold, or all there is (the end).
+    if (opened.head !== undefined) {
+      const { head, handle } = opened;
+      if (offset + length <= head.length || head.length < head.buffer.byteLength) {
+        return head.subarray(Math.min(offset, head.length), Math.min(offset + length, head.length));
+      }
+      opened = handle;
+    }
+    const handle = opened;
     if (typeof handle.readAt === 'function') return toBytes(await handle.readAt(offset, length));
     // One buffer per operation: the engine copies each answer before asking for the next
     // chunk, so reusing it keeps a long window from leaving a megabyte of garbage per chunk.
@@ -198,7 +208,8 @@ export class StorageSession {
     return filled === length ? buffer : buffer.subarray(0, filled);
   }
 
-  async #close(handle) {
+  async #close(opened) {
+    const handle = opened.head === undefined ? opened : opened.handle;
     await Promise.resolve()
       .then(() => handle.close?.())
       .catch(() => {});
