@@ -3,7 +3,8 @@
 // whole files), through `AcpFs.readTextFile`, against a pure-JS baseline that decodes the file and
 // splits, slices and joins lines. It also times the pieces of one request, to show where the time
 // goes: the engine's steps alone (no driver, no promises), and the two copies across the wasm
-// boundary (bytes in, the content string out).
+// boundary (bytes in, the content string out); and what each step of a 4 KB read costs through
+// the binding (`stepTimes`).
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -67,7 +68,10 @@ function windowOf(text, line, limit) {
   return lines.slice(line - 1, limit == null ? undefined : line - 1 + limit).join('');
 }
 
-/** One request through the raw binding, answered synchronously: the engine's share of the time. */
+/**
+ * One request through the binding (docs/binding-interface.md), answered synchronously: the
+ * engine's share of the time, conversions included.
+ */
 function engineOnly(engine, params, storage) {
   const op = engine.start('fs/read_text_file', params);
   let step = op.step();
@@ -87,11 +91,65 @@ function engineOnly(engine, params, storage) {
   return step.done;
 }
 
+const RANGED_CAPS = { symlinks: 'none', stat: true, rangedReads: true, write: false, makeDirs: false };
+
+/** `binding.createEngine`, or the error it answered with, thrown. */
+function createEngine(binding, options, caps) {
+  const engine = binding.createEngine(options, caps);
+  if (engine?.kind !== undefined) throw new Error(`createEngine: ${engine.message}`);
+  return engine;
+}
+
 /**
- * Runs the benchmark. `AcpFs` is the package's class; `Engine` (optional) the raw binding for the
- * breakdown. Resolves to `{rows, breakdown}`.
+ * Microseconds per call of each step of a whole 4 KB read with ranged reads, through the binding
+ * alone (median of 5 rounds of `n` reads): `start` (engine.start + the first step, giving `open`),
+ * `open` (its answer, giving `readAt`), `bytes` (the bytes, giving the outcome), `free`.
  */
-export async function runBench({ AcpFs, Engine, sizes = [4 * 1024, 1024 * 1024, 10 * 1000 * 1000], timing } = {}) {
+export function stepTimes(binding, { n = 20000 } = {}) {
+  const engine = createEngine(binding, { roots: ['/p'] }, RANGED_CAPS);
+  const text = makeText(4096);
+  const bytes = enc.encode(text);
+  const params = { sessionId: 'bench', path: '/p/a.txt' };
+  const sum = { start: 0, open: 0, bytes: 0, free: 0 };
+  const once = (timed) => {
+    const t0 = now();
+    const op = engine.start('fs/read_text_file', params);
+    const open = op.step();
+    const t1 = now();
+    const readAt = op.step({ file: 0, metadata: { kind: 'file', size: bytes.length } });
+    const t2 = now();
+    const done = op.step({ bytes: true }, bytes).done;
+    const t3 = now();
+    op.free();
+    const t4 = now();
+    if (open.io?.op !== 'open' || readAt.io?.op !== 'readAt' || done?.result?.content !== text) {
+      throw new Error(`unexpected steps: ${JSON.stringify([open.io, readAt.io, done?.error])}`);
+    }
+    if (timed) {
+      sum.start += t1 - t0;
+      sum.open += t2 - t1;
+      sum.bytes += t3 - t2;
+      sum.free += t4 - t3;
+    }
+  };
+  for (let i = 0; i < n / 4; i++) once(false);
+  const rounds = [];
+  for (let r = 0; r < 5; r++) {
+    for (const k of Object.keys(sum)) sum[k] = 0;
+    for (let i = 0; i < n; i++) once(true);
+    rounds.push(Object.fromEntries(Object.entries(sum).map(([k, v]) => [k, (v * 1000) / n])));
+  }
+  const median = (k) => rounds.map((r) => r[k]).sort((a, b) => a - b)[2];
+  engine.free();
+  const out = { startUs: median('start'), openUs: median('open'), bytesUs: median('bytes'), freeUs: median('free') };
+  return { ...out, totalUs: out.startUs + out.openUs + out.bytesUs + out.freeUs };
+}
+
+/**
+ * Runs the benchmark. `AcpFs` is the package's class; `binding` (optional) the binding interface
+ * (`createEngine`, …) for the breakdown and the step times. Resolves to `{rows, breakdown, steps}`.
+ */
+export async function runBench({ AcpFs, binding, sizes = [4 * 1024, 1024 * 1024, 10 * 1000 * 1000], timing } = {}) {
   const rows = [];
   const breakdown = [];
   // Warm the JIT on every path first, so the first row does not pay for compilation.
@@ -129,8 +187,8 @@ export async function runBench({ AcpFs, Engine, sizes = [4 * 1024, 1024 * 1024, 
       const baseline = await timeIt(() => baselineRead(storage, params), timing);
       rows.push({ size: bytes.length, case: name, wasmMs: wasm, baselineMs: baseline, speedup: baseline / wasm });
     }
-    if (Engine) {
-      const engine = new Engine({ roots: ['/project'] }, { symlinks: 'none', stat: true, rangedReads: true, write: false, makeDirs: false });
+    if (binding) {
+      const engine = createEngine(binding, { roots: ['/project'] }, RANGED_CAPS);
       const whole = { sessionId: 'bench', path };
       if (engineOnly(engine, whole, storage).result?.content !== text) throw new Error('engine-only read is wrong');
       const total = await timeIt(() => fs.readTextFile(whole), timing);
@@ -138,7 +196,8 @@ export async function runBench({ AcpFs, Engine, sizes = [4 * 1024, 1024 * 1024, 
       const copyIn = await timeIt(() => new Uint8Array(bytes.length).set(bytes), timing);
       const stringOut = await timeIt(() => dec.decode(bytes), timing);
       breakdown.push({ size: bytes.length, totalMs: total, engineMs: steps, driverMs: total - steps, copyInMs: copyIn, stringOutMs: stringOut });
+      engine.free();
     }
   }
-  return { rows, breakdown };
+  return { rows, breakdown, steps: binding ? stepTimes(binding) : null };
 }

@@ -9,7 +9,7 @@
 // A benchmark, not a test: numbers depend on the machine; nothing here asserts a time.
 
 import { AcpFs } from '../npm/wasm/node.mjs';
-import { Engine } from '../npm/wasm/lib/api.mjs';
+import { binding } from '../npm/wasm/lib/api.mjs';
 import { launch } from '../tests/browser/run.mjs';
 import { serve } from '../tests/browser/server.mjs';
 import { runBench } from './wasm-core.mjs';
@@ -42,7 +42,7 @@ function table(head, rows) {
   return [line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
 }
 
-const node = await runBench({ AcpFs, Engine });
+const node = await runBench({ AcpFs, binding });
 const chromium = await inChromium();
 
 console.log('\nReads through AcpFs.readTextFile (in-memory storage, ranged reads) vs decode+split+slice+join:\n');
@@ -63,6 +63,16 @@ console.log(
   table(
     ['where', 'text', 'total', 'engine steps', 'driver', '≈ copy in', '≈ string out'],
     [...node.breakdown.map((b) => parts('Node', b)), ...chromium.breakdown.map((b) => parts('Chromium', b))],
+  ),
+);
+
+console.log('\nOne whole 4 KB read through the binding alone, per step (ranged reads; µs per call):\n');
+const us = (x) => `${x.toFixed(2)} µs`;
+const stepRow = (env, s) => [env, us(s.startUs), us(s.openUs), us(s.bytesUs), us(s.freeUs), us(s.totalUs)];
+console.log(
+  table(
+    ['where', 'start → open', 'open answer → readAt', 'bytes → done', 'free', 'total'],
+    [stepRow('Node', node.steps), stepRow('Chromium', chromium.steps)],
   ),
 );
 

@@ -156,6 +156,12 @@ impl HostAnswer {
         }
     }
 
+    /// The answer for `len` bytes a binding could not take into the engine's memory (a file
+    /// larger than a wasm32 address space): the storage failed to deliver, the engine lives on.
+    pub fn bytes_do_not_fit(len: u64) -> HostAnswer {
+        HostAnswer::storage_error(format!("{len} bytes do not fit in the engine's memory"))
+    }
+
     /// The engine's [`Answer`], or why the answer is malformed.
     fn into_answer(self, bytes: Option<Vec<u8>>) -> Result<Answer, String> {
         if let Some(e) = self.error {

@@ -224,9 +224,11 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
   for (const name of ['hostInfo', 'invalidParams', 'createEngine']) {
     if (typeof binding?.[name] !== 'function') throw new TypeError(`createAcpFs needs the binding function ${name}`);
   }
-  const info = useBinding(binding);
-  const { readMethod, writeMethod } = info;
-  const nativeCaps = nativeDisk ? { ...info.fullCaps, ...(typeof nativeDisk === 'object' ? nativeDisk.caps : {}) } : null;
+  // Asked when the first instance is made: a wasm module may be instantiated after this runs.
+  let info;
+  const core = () => (info ??= useBinding(binding));
+  const nativeCaps = () =>
+    nativeDisk ? { ...core().fullCaps, ...(typeof nativeDisk === 'object' ? nativeDisk.caps : {}) } : null;
 
   class Documents {
     #engine;
@@ -303,15 +305,16 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
     constructor(options = {}) {
       if (options === null || typeof options !== 'object') throw new TypeError('AcpFs options must be an object');
       // Node's own fs / fs.promises become the hardened disk adapter (shared/node-disk.mjs).
+      core();
       let storage = hostStorage(options.storage);
-      if ((storage === undefined || storage === null) && !nativeCaps && typeof defaultStorage === 'function') {
+      if ((storage === undefined || storage === null) && !nativeDisk && typeof defaultStorage === 'function') {
         storage = defaultStorage();
       }
       let caps;
       if (storage === undefined || storage === null) {
-        if (!nativeCaps) throw invalidParamsError('storage', 'this package has no built-in storage; pass one');
+        if (!nativeDisk) throw invalidParamsError('storage', 'this package has no built-in storage; pass one');
         this.#native = true;
-        caps = nativeCaps;
+        caps = nativeCaps();
       } else {
         if (typeof storage !== 'object' && typeof storage !== 'function') throw new TypeError('storage must be an object');
         if (typeof storage.readFile !== 'function') throw new TypeError('storage.readFile must be a function');
@@ -360,11 +363,11 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
     }
 
     readTextFile(arg, options) {
-      return this.#request(readMethod, arg, options);
+      return this.#request(info.readMethod, arg, options);
     }
 
     writeTextFile(arg, options) {
-      return this.#request(writeMethod, arg, options);
+      return this.#request(info.writeMethod, arg, options);
     }
 
     /**
@@ -648,7 +651,17 @@ export function createAgent(binding = {}) {
   for (const name of needs) {
     if (typeof binding[name] !== 'function') throw new TypeError(`createAgent needs the binding function ${name}`);
   }
-  useBinding(binding);
+  // On the first call: a wasm module may be instantiated after this runs.
+  let registered = false;
+  const ensure = () => {
+    if (registered) return;
+    try {
+      useBinding(binding);
+    } catch (e) {
+      throw fromThrown(e);
+    }
+    registered = true;
+  };
   const call = (fn, ...args) => {
     try {
       return fn(...args);
@@ -676,23 +689,28 @@ export function createAgent(binding = {}) {
 
   return Object.freeze({
     clientFsCapabilities(value) {
+      ensure();
       return flags(call(binding.clientFsCapabilities, json(value, 'value')));
     },
     toolDefinitions(capabilities) {
+      ensure();
       return call(binding.toolDefinitions, caps(capabilities));
     },
     checkToolArguments(tool, sessionId, args) {
+      ensure();
       requireString(tool, 'name');
       requireString(sessionId, 'sessionId');
       return request(call(binding.checkToolArguments, tool, sessionId, json(args, 'arguments')));
     },
     buildRequest(capabilities, tool, sessionId, args) {
+      ensure();
       const c = caps(capabilities);
       requireString(tool, 'name');
       requireString(sessionId, 'sessionId');
       return request(call(binding.buildRequest, c, tool, sessionId, json(args, 'arguments')));
     },
     toolResult(tool, args, answer) {
+      ensure();
       requireString(tool, 'name');
       // Arguments that cannot be read name no path: the core then says "the file".
       const a = notJson(args, 'arguments') ? null : jsonParams(args);

@@ -15,8 +15,9 @@ import { after, describe, test } from 'node:test';
 import { memfs } from 'memfs';
 import { nodeToFsa } from 'memfs/lib/node-to-fsa/index.js';
 import { AcpFs, AcpFsError, init } from '../../npm/wasm/node.mjs';
-import { Engine } from '../../npm/wasm/lib/api.mjs';
+import { binding } from '../../npm/wasm/lib/api.mjs';
 import { guardBinding } from '../../npm/wasm/lib/engine.mjs';
+import * as wasmModule from '../../npm/wasm/pkg/acp_fs_wasm.js';
 import { fromOPFS, overlay, realpathByLinks } from '../../npm/adapters/index.mjs';
 import { loadVectors, makeTempDir, MapStorage, parityView, runVector } from './harness.mjs';
 import { wasmBackends } from './wasm-backends.mjs';
@@ -73,7 +74,9 @@ after(() => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// The binding (docs/binding-interface.md) as the driver calls it.
+// The binding (docs/binding-interface.md) as the driver calls it: the guarded module (lib/engine.mjs).
+
+const { createEngine, hostInfo, invalidParams } = binding;
 
 /** Runs an operation against a MapStorage by hand, the way the driver does. */
 function drive(op, storage) {
@@ -107,20 +110,34 @@ function drive(op, storage) {
   return { outcome: step.done, ios };
 }
 
+/** An engine, failing the test when createEngine answers with an error instead. */
+function newEngine(options, caps) {
+  const engine = createEngine(options, caps);
+  assert.ok(engine instanceof binding.Engine, `createEngine answered ${JSON.stringify(engine)}`);
+  return engine;
+}
+
 function engineWith(files = {}, options = {}) {
   const storage = new MapStorage({ ranged: false });
   for (const [p, text] of Object.entries(files)) storage.put(p, enc.encode(text));
-  const engine = new Engine(options, PLAIN_CAPS);
+  const engine = newEngine(options, PLAIN_CAPS);
   assert.equal(engine.openSession('s', '/p', []), null);
   return { engine, storage };
 }
 
-const wireOf = (fn) => {
+/** A wire error (`{kind, code, message, data}`), as a value: never an `Error` carrying JSON. */
+function assertWire(value) {
+  assert.ok(!(value instanceof Error), 'a wire error value, not an Error');
+  assert.deepEqual(Object.keys(value).sort(), ['code', 'data', 'kind', 'message']);
+  return value;
+}
+
+/** What `fn` threw: a wire error value (a trap in a call whose answer cannot carry an error). */
+const thrownWire = (fn) => {
   try {
     fn();
   } catch (e) {
-    assert.ok(e instanceof Error, 'throws an Error');
-    return JSON.parse(e.message);
+    return assertWire(e);
   }
   assert.fail('did not throw');
 };
@@ -128,57 +145,69 @@ const wireOf = (fn) => {
 const plain = (x) => Object.getPrototypeOf(x) === Object.prototype;
 
 describe('binding: Engine', () => {
-  test('a bad option or bad caps throw an Error carrying the wire error', () => {
-    const bad = wireOf(() => new Engine({ pastEnd: 'sideways' }, PLAIN_CAPS));
+  test('a bad option or bad caps are the wire error createEngine answers with, never a throw', () => {
+    const bad = assertWire(createEngine({ pastEnd: 'sideways' }, PLAIN_CAPS));
     assert.equal(bad.kind, 'invalid_params');
     assert.equal(bad.code, -32602);
     assert.equal(bad.data.field, 'pastEnd');
-    const caps = wireOf(() => new Engine({}, { ...PLAIN_CAPS, symlinks: 'sometimes' }));
+    assert.ok(!(bad instanceof binding.Engine));
+    const caps = assertWire(createEngine({}, { ...PLAIN_CAPS, symlinks: 'sometimes' }));
     assert.equal(caps.data.field, 'caps.symlinks');
+    assert.ok(newEngine(null, PLAIN_CAPS) instanceof binding.Engine, 'null options are the defaults');
+    assert.ok(newEngine(undefined, {}) instanceof binding.Engine, 'missing caps flags are false');
   });
 
-  test('options the engine does not read may be anything (functions, cycles, host objects)', () => {
-    const cyclic = {};
-    cyclic.self = cyclic;
-    const engine = new Engine({ onSomething: () => 1, host: cyclic, big: 10n, pastEnd: 'empty' }, PLAIN_CAPS);
+  test('options the engine does not read may be any JSON value', () => {
+    const engine = newEngine({ host: { nested: [1, { deep: [null, 'x'] }] }, big: 10n, pastEnd: 'empty' }, PLAIN_CAPS);
     assert.equal(engine.openSession('s', '/p', []), null);
   });
 
-  test('an option too deeply nested to convert is a precise error, and the module lives on', () => {
-    let deny = [];
-    for (let i = 0; i < 100000; i++) deny = [deny];
-    // Repeated: a stack overflow inside wasm would leave the instance corrupt after the first.
-    for (let round = 0; round < 3; round++) {
-      const err = wireOf(() => new Engine({ deny }, PLAIN_CAPS));
-      assert.equal(err.kind, 'invalid_params');
-      assert.equal(err.data.field, 'deny');
-    }
-    const { engine, storage } = engineWith({ '/p/a.txt': 'one\ntwo\n' });
-    const { outcome } = drive(engine.start('fs/read_text_file', { sessionId: 's', path: '/p/a.txt', line: 2 }), storage);
-    assert.deepEqual(outcome.result, { content: 'two\n' });
+  test('hostInfo: the driver’s constants and the internal template, from the core', () => {
+    const info = hostInfo();
+    assert.ok(plain(info) && plain(info.fullCaps) && plain(info.internal));
+    assert.equal(info.readMethod, 'fs/read_text_file');
+    assert.equal(info.writeMethod, 'fs/write_text_file');
+    assert.deepEqual(info.fullCaps, { symlinks: 'resolvable', stat: true, rangedReads: true, write: true, makeDirs: true });
+    assert.equal(info.maxDepth, 128);
+    assert.equal(info.maxValues, 1_000_000);
+    assert.equal(info.loneSurrogate, 'is not valid Unicode (a lone surrogate)');
+    assert.deepEqual(info.internal, { kind: 'internal', code: -32603, message: 'Internal error: {message}', data: { errorKind: 'internal' } });
+    info.internal.message = 'changed';
+    assert.equal(hostInfo().internal.message, 'Internal error: {message}', 'each caller gets its own copy');
+    assert.deepEqual(assertWire(invalidParams('path', 'no')), {
+      kind: 'invalid_params',
+      code: -32602,
+      message: 'Invalid params: path: no',
+      data: { field: 'path', reason: 'no' },
+    });
   });
 
   test('sessions and documents report bad input as wire errors, never throws', () => {
-    const engine = new Engine(null, PLAIN_CAPS);
+    const engine = newEngine(null, PLAIN_CAPS);
     assert.equal(engine.openSession(7, '/p', []).data.field, 'sessionId');
     assert.deepEqual(engine.openSession('s', 42, []).data, { field: 'cwd', reason: 'must be an absolute path string' });
     assert.equal(engine.openSession('s', 'relative', []).data.field, 'cwd');
     assert.equal(engine.openSession('s', '/p', '/q').data.field, 'additionalDirectories');
     assert.equal(engine.openSession('s', '/p', ['/q', 3]).data.field, 'additionalDirectories[1]');
     assert.equal(engine.openSession('s', '/p', undefined), null);
+    assert.equal(engine.openSession(Symbol('s'), '/p', []).data.field, 'sessionId', 'no JSON form: named all the same');
     assert.equal(engine.openDocument('rel.txt', 'x').data.field, 'path');
     assert.equal(engine.openDocument('/p/a.txt', 5).data.field, 'text');
+    assert.equal(engine.documentReloaded('/p/a.txt', null).data.field, 'text');
     assert.equal(engine.openDocument('/p/./a.txt', 'buffer'), null);
     assert.equal(engine.document('/p/a.txt'), 'buffer', 'documents are keyed by the normalized path');
     assert.equal(engine.document('/p/b.txt'), null);
     assert.equal(engine.document(12), null);
+    assert.equal(engine.documentVersion('/p/a.txt'), 1);
+    assert.equal(engine.documentVersion(() => 1), null);
+    assert.equal(engine.documentSaved('/p/none.txt'), false);
     engine.closeDocument('/p/a.txt');
     assert.equal(engine.document('/p/a.txt'), null);
     engine.closeSession(3); // no session can have a non-string id: nothing to do, nothing thrown
   });
 
   test('answers are plain JS objects (JSON-compatible)', () => {
-    const engine = new Engine({ readOnly: true }, PLAIN_CAPS);
+    const engine = newEngine({ readOnly: true }, PLAIN_CAPS);
     const caps = engine.capabilities();
     assert.ok(plain(caps));
     assert.deepEqual(caps, { readTextFile: true, writeTextFile: false });
@@ -186,77 +215,52 @@ describe('binding: Engine', () => {
     assert.equal(engine.start(17, {}), null);
     const err = engine.openSession('s', 'x', []);
     assert.ok(plain(err) && plain(err.data));
+    assert.equal(engine.openSession('s', '/p', []), null);
+    const tools = engine.mcpTools('s');
+    assert.ok(Array.isArray(tools) && tools.every(plain) && plain(tools[0].inputSchema), 'maps are plain objects, not Maps');
   });
 
-  test('params convert as the N-API binding converts them; what has no JSON form is invalid params', () => {
+  test('params that are JSON values convert as JSON carries them; anything else is the driver’s bug, said so', () => {
     const { engine, storage } = engineWith({ '/p/a.txt': 'one\ntwo\n' });
     const read = (params) => drive(engine.start('fs/read_text_file', { sessionId: 's', path: '/p/a.txt', ...params }), storage).outcome;
     assert.deepEqual(read({ line: 2n }).result, { content: 'two\n' }, 'a BigInt is a number');
     assert.deepEqual(read({ line: undefined, limit: null }).result, { content: 'one\ntwo\n' }, 'undefined is absent');
-    assert.deepEqual(read({ line: 2, _meta: { f: () => 1 } }).result, { content: 'two\n' }, 'a function is left out, as JSON leaves it');
-    const cyclic = {};
-    cyclic.self = cyclic;
-    const refused = read({ _meta: cyclic });
-    assert.equal(refused.error.kind, 'invalid_params');
-    assert.equal(refused.error.data.field, '_meta', 'the field it sits under');
-    assert.match(refused.error.data.reason, /cyclic/);
-    assert.equal(read({ _meta: { n: 2n ** 70n } }).error.data.field, 'params', 'a BigInt beyond 64 bits has no JSON form');
-  });
-
-  test('a lone surrogate is invalid params naming the field, never silently replaced (§8.1)', () => {
-    const { engine, storage } = engineWith({ '/p/a.txt': 'before' });
-    const write = (params) =>
-      drive(engine.start('fs/write_text_file', { sessionId: 's', path: '/p/a.txt', content: 'ok', ...params }), storage).outcome;
-    for (const [params, field] of [
-      [{ content: 'a\uD800b' }, 'content'],
-      [{ content: 'end\uDC00' }, 'content'],
-      [{ path: '/p/\uD800.txt' }, 'path'],
-      [{ _meta: { note: ['x', '\uDBFF'] } }, '_meta'],
+    // The driver leaves functions out and refuses what JSON cannot carry (see "package" below);
+    // what still reaches the binding ends the request as an internal error naming the conversion.
+    for (const [params, what] of [
+      [{ line: 2, _meta: { f: () => 1 } }, /not JSON: invalid type: .*Function/],
+      [{ _meta: { n: 2n ** 70n } }, /not JSON: .*BigInt/],
+      [{ _meta: { s: Symbol('x') } }, /not JSON: invalid type/],
     ]) {
-      const out = write(params);
-      assert.equal(out.error?.kind, 'invalid_params', JSON.stringify(params));
-      assert.equal(out.error.data.field, field);
-      assert.match(out.error.data.reason, /lone surrogate/);
+      const out = read(params);
+      assert.equal(out.error.kind, 'internal', String(what));
+      assert.match(out.error.message, what);
+      assert.equal(out.audit.outcome, 'error');
     }
-    assert.equal(Buffer.from(storage.files.get('/p/a.txt')).toString(), 'before', 'nothing was written');
-    assert.deepEqual(write({ content: 'pair \uD83D\uDE00 kept' }).result, {}, 'a surrogate pair is text');
-    assert.equal(Buffer.from(storage.files.get('/p/a.txt')).toString(), 'pair 😀 kept');
-    assert.deepEqual(write({ content: 'a real \uFFFD is text' }).result, {});
-    assert.equal(Buffer.from(storage.files.get('/p/a.txt')).toString(), 'a real \uFFFD is text');
-    assert.equal(write({ _meta: { ['k\uD800']: 1 } }).error.data.field, '_meta', 'keys are text too');
+    assert.deepEqual(read({}).result, { content: 'one\ntwo\n' }, 'and the engine goes on');
   });
 
-  test('params as deep as serde_json allows pass; deeper or exploding ones are refused, never overflow', () => {
+  test('params as deep as serde_json allows convert inside wasm without overflowing its stack', () => {
     const { engine, storage } = engineWith({ '/p/a.txt': 'x' });
     const nested = (levels) => {
       let meta = {};
       for (let i = 1; i < levels; i++) meta = { meta };
       return meta;
     };
-    const read = (params) => drive(engine.start('fs/read_text_file', { sessionId: 's', path: '/p/a.txt', ...params }), storage).outcome;
-    // The params object is level 1: `_meta` may nest 127 levels under it, as in the N-API binding.
-    assert.deepEqual(read({ _meta: nested(127) }).result, { content: 'x' });
-    assert.match(read({ _meta: nested(128) }).error.data.reason, /nested deeper than 128 levels/);
-    // Shared objects: 40 levels of {a: o, b: o} are 40 objects in memory and 2^40 values walked.
-    let dag = { leaf: 1 };
-    for (let i = 0; i < 40; i++) dag = { a: dag, b: dag };
-    assert.match(read({ _meta: dag }).error.data.reason, /more than 1000000 values/);
-  });
-
-  test('deeply nested params from an agent are refused, not a stack overflow', () => {
-    const { engine, storage } = engineWith({ '/p/a.txt': 'x' });
-    let meta = {};
-    for (let i = 0; i < 50000; i++) meta = { meta };
-    const { outcome } = drive(engine.start('fs/read_text_file', { sessionId: 's', path: '/p/a.txt', _meta: meta }), storage);
-    assert.equal(outcome.error.kind, 'invalid_params');
-    assert.equal(outcome.error.data.field, '_meta');
-    const again = drive(engine.start('fs/read_text_file', { sessionId: 's', path: '/p/a.txt' }), storage);
-    assert.deepEqual(again.outcome.result, { content: 'x' });
+    // The params object is level 1: `_meta` may nest 127 levels under it (hostInfo().maxDepth).
+    for (let round = 0; round < 3; round++) {
+      const { outcome } = drive(engine.start('fs/read_text_file', { sessionId: 's', path: '/p/a.txt', _meta: nested(127) }), storage);
+      assert.deepEqual(outcome.result, { content: 'x' });
+    }
+    const options = newEngine({ deny: [], extra: nested(127) }, PLAIN_CAPS);
+    assert.equal(options.openSession('s', '/p', []), null);
   });
 
   test('dispatch classifies raw messages and refuses non-strings with a TypeError', () => {
     const { engine, storage } = engineWith({ '/p/a.txt': 'hi\n' });
     assert.throws(() => engine.dispatch({ jsonrpc: '2.0' }), TypeError);
+    assert.throws(() => engine.mcpDispatch(5, '{}'), TypeError);
+    assert.throws(() => engine.mcpTools(null), TypeError);
     assert.deepEqual(engine.dispatch('{"jsonrpc":"2.0","id":1,"method":"session/new","params":{}}'), { kind: 'notMine' });
     const reply = engine.dispatch('{oops');
     assert.equal(reply.kind, 'reply');
@@ -271,7 +275,29 @@ describe('binding: Engine', () => {
     assert.equal(call.kind, 'call');
     assert.equal(call.id, '7.50', 'the id is kept byte for byte');
     assert.equal(call.method, 'fs/read_text_file');
-    assert.deepEqual(drive(call.operation, storage).outcome.result, { content: 'hi\n' });
+    assert.ok(call.operation instanceof binding.Operation);
+    const { outcome } = drive(call.operation, storage);
+    assert.deepEqual(outcome.result, { content: 'hi\n' });
+    assert.equal(outcome.reply, '{"jsonrpc":"2.0","id":7.50,"result":{"content":"hi\\n"}}', 'the outcome carries the reply');
+  });
+
+  test('mcpDispatch: a tools/call comes with its operation, whose outcome carries the tool result', () => {
+    const { engine, storage } = engineWith({ '/p/a.txt': 'one\ntwo\n' });
+    assert.deepEqual(Object.keys(engine.dispatch('{"jsonrpc":"2.0","method":"notifications/initialized"}')), ['kind']);
+    const d = engine.mcpDispatch(
+      's',
+      '{"jsonrpc":"2.0","id":"r","method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/p/a.txt","line":2}}}',
+    );
+    assert.deepEqual({ kind: d.kind, id: d.id, method: d.method }, { kind: 'call', id: '"r"', method: 'fs/read_text_file' });
+    assert.equal('call' in d, false, 'no McpCall any more: the reply comes with the outcome');
+    const { outcome } = drive(d.operation, storage);
+    assert.deepEqual(outcome.result, { content: 'two\n' });
+    const reply = JSON.parse(outcome.reply);
+    assert.equal(reply.id, 'r');
+    assert.deepEqual(reply.result, { content: [{ type: 'text', text: 'two\n' }], isError: false });
+    const list = engine.mcpDispatch('s', '{"jsonrpc":"2.0","id":1,"method":"tools/list"}');
+    assert.equal(list.kind, 'reply');
+    assert.equal(list.operation, undefined);
   });
 });
 
@@ -287,6 +313,7 @@ describe('binding: Operation', () => {
       new DataView(enc.encode(`xx${text}`).buffer, 2),
       vm.runInNewContext('new Uint8Array([111,110,101,10,116,119,111,10])'),
       Buffer.from(text),
+      new Uint8Array(enc.encode(`xx${text}yy`).buffer, 2, 8),
     ];
     for (const bytes of views) {
       const op = read(engine, { line: 2 });
@@ -296,6 +323,8 @@ describe('binding: Operation', () => {
       assert.deepEqual(done.result, { content: 'two\n' }, `bytes given as ${Object.prototype.toString.call(bytes)}`);
       assert.equal(done.audit.outcome, 'ok');
       assert.equal(done.audit.durationMs, null, 'the driver stamps the duration');
+      assert.equal(done.change, null, 'None is null where the types say so');
+      assert.equal('error' in done, false, 'an absent member is absent');
     }
   });
 
@@ -311,6 +340,7 @@ describe('binding: Operation', () => {
       else assert.fail(`unexpected io ${io.op}`);
     }
     assert.equal(step.io.op, 'write');
+    assert.deepEqual(Object.keys(step.io).sort(), ['op', 'path', 'root'], 'the bytes are beside the io, not in it');
     assert.ok(step.bytes instanceof Uint8Array);
     assert.equal(step.bytes.byteLength, step.bytes.buffer.byteLength, 'its own buffer, not a view of wasm memory');
     assert.deepEqual([...step.bytes], [...enc.encode('héllo')]);
@@ -324,10 +354,13 @@ describe('binding: Operation', () => {
     const cases = [
       [{ bogus: 1 }, undefined],
       [{ metadata: { kind: 'file', size: -1 } }, undefined],
+      [{ metadata: { kind: 'fifo', size: 1 } }, undefined],
+      [{ path: 5 }, undefined],
       [{ bytes: true }, undefined],
       [{ bytes: true }, 'not bytes'],
       [{ bytes: true }, [1, 2, 3]],
       [undefined, undefined],
+      [null, undefined],
       [() => 1, undefined],
     ];
     for (const [answer, bytes] of cases) {
@@ -337,6 +370,7 @@ describe('binding: Operation', () => {
       assert.ok(done, `answer ${String(answer)} / ${String(bytes)} ends it`);
       assert.equal(done.error.kind, 'internal');
       assert.equal(done.error.code, -32603);
+      assert.match(done.error.message, /^Internal error: the driver sent a malformed answer: ./);
       assert.deepEqual(done.error.data, { errorKind: 'internal' });
       assert.equal(done.audit.outcome, 'error');
       assert.equal(done.audit.errorKind, 'internal');
@@ -379,6 +413,35 @@ describe('binding: Operation', () => {
     assert.equal(twice.step().done.error.kind, 'internal', 'a second step without an answer');
   });
 
+  test('refuse and abort end the request, reported like any other; no io after them', () => {
+    const { engine } = engineWith();
+    const refused = read(engine, { line: 3, _meta: { traceparent: 't' } });
+    const r = refused.refuse('path', 'no');
+    assert.deepEqual(r.error, { kind: 'invalid_params', code: -32602, message: 'Invalid params: path: no', data: { field: 'path', reason: 'no' } });
+    assert.equal(r.change, null);
+    assert.deepEqual(r.audit, {
+      op: 'read',
+      sessionId: 's',
+      path: '/p/a.txt',
+      line: 3,
+      limit: null,
+      bytes: 0,
+      outcome: 'error',
+      errorKind: 'invalid_params',
+      durationMs: null,
+      traceparent: 't',
+    });
+    assert.equal(refused.step({ metadata: { kind: 'file', size: 1 } }).done.error.kind, 'internal', 'no io after a refusal');
+    const aborted = read(engine);
+    aborted.step();
+    const a = aborted.abort('the driver lost its storage');
+    assert.equal(a.error.kind, 'internal');
+    assert.equal(a.error.message, 'Internal error: the driver lost its storage');
+    assert.equal(a.audit.outcome, 'error');
+    const write = engine.start('fs/write_text_file', { sessionId: 's', path: '/p/w.txt', content: 'x' });
+    assert.equal(write.refuse('content', 'is not valid Unicode (a lone surrogate)').audit.op, 'write');
+  });
+
   test('a file larger than the engine can hold is a storage error, not an abort', () => {
     const { engine } = engineWith();
     const op = read(engine);
@@ -388,7 +451,7 @@ describe('binding: Operation', () => {
     const huge = new Uint8Array(2 ** 31);
     const done = op.step({ bytes: true }, huge).done;
     assert.equal(done.error.kind, 'storage_error');
-    assert.match(done.error.message, /do not fit/);
+    assert.match(done.error.message, /2147483648 bytes do not fit/);
     const { engine: fresh, storage } = engineWith({ '/p/a.txt': 'still here' });
     assert.deepEqual(drive(read(fresh), storage).outcome.result, { content: 'still here' });
   });
@@ -396,9 +459,10 @@ describe('binding: Operation', () => {
 
 describe('binding: traps', () => {
   // A stand-in for the generated module whose calls trap the way wasm does; the guard is what is
-  // under test (a real panic cannot be provoked: the binding has no panicking path).
-  function fakeModule({ panic }) {
-    const state = { panic, taken: 0, calls: 0 };
+  // under test (a real panic cannot be provoked: the binding has no panicking path). Its hostInfo
+  // is the real one, so the errors below are the core's template.
+  function fakeModule({ panic, ...extra }) {
+    const state = { panic, taken: 0, calls: 0, infos: 0 };
     class RawOperation {
       step() {
         state.calls += 1;
@@ -412,9 +476,6 @@ describe('binding: traps', () => {
       }
     }
     class RawEngine {
-      constructor(options) {
-        if (options?.trapHere) throw new WebAssembly.RuntimeError('unreachable');
-      }
       start() {
         return new RawOperation();
       }
@@ -431,105 +492,145 @@ describe('binding: traps', () => {
     }
     const raw = {
       Engine: RawEngine,
+      hostInfo() {
+        state.infos += 1;
+        return wasmModule.hostInfo();
+      },
+      createEngine(options) {
+        if (options?.trapHere) throw new WebAssembly.RuntimeError('unreachable');
+        return new RawEngine();
+      },
       __takePanicMessage() {
         state.taken += 1;
         const p = state.panic;
         state.panic = undefined;
         return p;
       },
+      ...extra,
     };
     return { raw, state };
   }
 
+  /** The guarded binding over a fake module, instantiated. */
+  function guarded(fake) {
+    const g = guardBinding(fake.raw);
+    g.ready();
+    return g.binding;
+  }
+
+  const internal = (message) => ({ kind: 'internal', code: -32603, message: `Internal error: ${message}`, data: { errorKind: 'internal' } });
+
   test('a panic becomes an internal outcome with its message; the engine keeps serving', () => {
-    const { raw, state } = fakeModule({ panic: 'panicked at core/src/window.rs:1:1: boom' });
-    const { Engine: Guarded } = guardBinding(raw, () => true);
-    const engine = new Guarded({}, FULL_CAPS);
+    const fake = fakeModule({ panic: 'panicked at core/src/window.rs:1:1: boom $& $1' });
+    const b = guarded(fake);
+    const engine = b.createEngine({}, FULL_CAPS);
+    assert.ok(engine instanceof b.Engine);
     const op = engine.start('fs/write_text_file', { sessionId: 's', path: '/p/a.txt', content: 'x', line: 3 });
     const done = op.step().done;
-    assert.deepEqual(done.error, {
-      kind: 'internal',
-      code: -32603,
-      message: 'Internal error: the wasm engine panicked: panicked at core/src/window.rs:1:1: boom',
-      data: { errorKind: 'internal' },
-    });
+    // `$&` and `$1` are text, not replacement patterns.
+    assert.deepEqual(done.error, internal('the wasm engine panicked: panicked at core/src/window.rs:1:1: boom $& $1'));
     assert.equal(done.change, null);
-    assert.deepEqual(
-      { op: done.audit.op, sessionId: done.audit.sessionId, path: done.audit.path, outcome: done.audit.outcome },
-      { op: 'write', sessionId: 's', path: '/p/a.txt', outcome: 'error' },
-    );
+    assert.deepEqual(done.audit, {
+      op: 'write',
+      sessionId: 's',
+      path: '/p/a.txt',
+      line: 3,
+      limit: null,
+      bytes: 0,
+      outcome: 'error',
+      errorKind: 'internal',
+      durationMs: null,
+    });
     assert.equal(op.step({ done: true }).done.error.message, 'Internal error: the operation has already finished');
-    assert.equal(state.calls, 1, 'a trapped operation is not entered again');
+    assert.equal(fake.state.calls, 1, 'a trapped operation is not entered again');
     op.free(); // the raw object is stuck borrowed after a trap: freeing it must not throw
     assert.deepEqual(engine.capabilities(), { readTextFile: true, writeTextFile: true }, 'still serving');
     assert.throws(() => engine.dispatch(5), TypeError, 'ordinary errors pass through untouched');
+    assert.equal(fake.state.infos, 1, 'the template was fetched once, at load');
   });
 
-  test('any other trap disables the engine: every later call is an internal error', () => {
-    const { raw } = fakeModule({ panic: undefined });
-    const { Engine: Guarded } = guardBinding(raw, () => true);
-    const engine = new Guarded({}, FULL_CAPS);
-    const wire = engine.openSession('s', '/p', []);
+  test('any other trap disables the engine: every later call is an internal error value', () => {
+    const fake = fakeModule({ panic: undefined });
+    const b = guarded(fake);
+    const engine = b.createEngine({}, FULL_CAPS);
+    const wire = assertWire(engine.openSession('s', '/p', []));
     assert.equal(wire.kind, 'internal');
-    assert.match(wire.message, /trapped \(Maximum call stack size exceeded\) and is disabled/);
+    assert.match(wire.message, /^Internal error: the wasm engine trapped \(Maximum call stack size exceeded\) and is disabled/);
     const done = engine.start('fs/read_text_file', { sessionId: 's', path: '/p/a.txt' }).step().done;
     assert.equal(done.error.kind, 'internal');
     assert.match(done.error.message, /disabled/);
-    const thrownWire = wireOf(() => engine.capabilities());
-    assert.equal(thrownWire.kind, 'internal');
-    assert.equal(wireOf(() => new Guarded({}, FULL_CAPS)).kind, 'internal');
+    assert.equal(done.audit.path, '/p/a.txt');
+    assert.match(thrownWire(() => engine.capabilities()).message, /disabled/, 'a call with no error in its answer throws the value');
+    assert.match(thrownWire(() => engine.dispatch('{}')).message, /disabled/);
+    assert.match(assertWire(b.createEngine({}, FULL_CAPS)).message, /disabled/, 'createEngine answers with it, never throws');
+    assert.match(assertWire(b.invalidParams('a', 'b')).message, /disabled/);
+    assert.equal(b.hostInfo().readMethod, 'fs/read_text_file', 'the constants are still known');
+    assert.equal(fake.state.infos, 1, 'a disabled instance is not asked again');
+    engine.free(); // not entered: nothing thrown
   });
 
-  test('a trap in the constructor throws a wire error the driver turns into an AcpFsError', () => {
-    const { raw } = fakeModule({ panic: 'bad state' });
-    const { Engine: Guarded } = guardBinding(raw, () => true);
-    const wire = wireOf(() => new Guarded({ trapHere: true }, FULL_CAPS));
-    assert.equal(wire.message, 'Internal error: the wasm engine panicked: bad state');
+  test('a trap in createEngine is the internal error value it answers with', () => {
+    const b = guarded(fakeModule({ panic: 'bad state' }));
+    assert.deepEqual(assertWire(b.createEngine({ trapHere: true }, FULL_CAPS)), internal('the wasm engine panicked: bad state'));
+    assert.ok(b.createEngine({}, FULL_CAPS) instanceof b.Engine, 'after a panic it goes on');
   });
 
   test('an engine made before the module is instantiated says how to fix it', () => {
-    const { raw } = fakeModule({});
-    const { Engine: Guarded } = guardBinding(raw, () => false);
-    assert.match(wireOf(() => new Guarded({}, FULL_CAPS)).message, /not initialized: `await init\(\)`/);
+    const fake = fakeModule({});
+    const { binding: early, ready, isReady } = guardBinding(fake.raw);
+    assert.equal(isReady(), false);
+    assert.throws(() => early.createEngine({}, FULL_CAPS), /not initialized: `await init\(\)` before creating an AcpFs/);
+    assert.throws(() => early.hostInfo(), /not initialized: `await init\(\)`/);
+    assert.throws(() => early.toolDefinitions({}), /not initialized: `await init\(\)` before calling toolDefinitions/);
+    assert.equal(fake.state.infos, 0, 'nothing is asked of a module that is not there');
+    ready();
+    assert.equal(isReady(), true);
+    assert.ok(early.createEngine({}, FULL_CAPS) instanceof early.Engine);
+    assert.throws(() => new early.Engine({}), TypeError, 'engines come from createEngine');
   });
 
-  test('the MCP calls, Operation.fail and the agent functions are guarded the same way', () => {
+  test('the MCP calls, refuse/abort and the agent functions are guarded the same way', () => {
     let panic = 'panicked at core/src/mcp.rs:1:1: boom';
     const trap = () => {
       throw new WebAssembly.RuntimeError('unreachable');
     };
     class RawOperation {
-      fail = trap;
+      refuse = trap;
+      abort = trap;
       free() {}
     }
-    class RawCall {
-      respond = trap;
-      free() {}
-    }
-    class RawEngine {
+    const fake = fakeModule({
+      toolResult: trap,
+      checkToolArguments: trap,
+      buildRequest: trap,
+      __takePanicMessage: () => [panic, (panic = undefined)][0],
+    });
+    class RawEngine extends fake.raw.Engine {
       mcpTools = trap;
       mcpDispatch() {
-        return { kind: 'call', method: 'fs/write_text_file', operation: new RawOperation(), call: new RawCall() };
+        return { kind: 'call', id: '1', method: 'fs/write_text_file', operation: new RawOperation() };
       }
     }
-    const raw = { Engine: RawEngine, toolResult: trap, __takePanicMessage: () => [panic, (panic = undefined)][0] };
-    const { Engine: Guarded, functions } = guardBinding(raw, () => true);
-    const engine = new Guarded({}, FULL_CAPS);
+    fake.raw.Engine = RawEngine;
+    fake.raw.createEngine = () => new RawEngine();
+    const b = guarded(fake);
+    const engine = b.createEngine({}, FULL_CAPS);
     const d = engine.mcpDispatch('s', '{}');
-    const failed = d.operation.fail({ kind: 'invalid_params', code: -32602, message: 'x', data: null });
-    assert.equal(failed.error.kind, 'internal');
-    assert.match(failed.error.message, /panicked at core\/src\/mcp\.rs/);
-    assert.equal(failed.audit.op, 'write', 'the audit says which request it was');
-    assert.equal(wireOf(() => d.call.respond({ result: {} })).kind, 'internal', 'a trap while replying throws a wire error');
-    d.call.free();
-    assert.match(wireOf(() => d.call.respond({ result: {} })).message, /already been answered and freed/);
-    assert.match(wireOf(() => functions.toolResult('read_text_file', {}, {})).message, /disabled/, 'a trap that is not a panic disables the engine');
-    assert.match(wireOf(() => engine.mcpTools('s')).message, /disabled/);
-    const early = guardBinding(raw, () => false).functions;
-    assert.match(wireOf(() => early.toolDefinitions({})).message, /not initialized: `await init\(\)` before calling toolDefinitions/);
+    assert.ok(d.operation instanceof b.Operation);
+    const refused = d.operation.refuse('path', 'no');
+    assert.equal(refused.error.kind, 'internal');
+    assert.match(refused.error.message, /panicked at core\/src\/mcp\.rs/);
+    assert.equal(refused.audit.op, 'write', 'the audit says which request it was');
+    assert.match(d.operation.abort('x').error.message, /already finished/, 'a trapped operation is not entered again');
+    d.operation.free();
+    // No panic message this time: the instance is disabled.
+    assert.match(b.checkToolArguments('read_text_file', 's', {}).error.message, /disabled/, '{error}: the answer carries it');
+    assert.match(b.buildRequest({}, 'read_text_file', 's', {}).error.message, /disabled/);
+    assert.match(thrownWire(() => b.toolResult('read_text_file', {}, {})).message, /disabled/);
+    assert.match(thrownWire(() => engine.mcpTools('s')).message, /disabled/);
+    assert.match(thrownWire(() => engine.mcpDispatch('s', '{}')).message, /disabled/);
   });
 });
-
 // ---------------------------------------------------------------------------------------------
 // The package API over wasm (the shared driver is tested with @acp-fs/node; here: what crosses
 // the wasm boundary).
@@ -627,6 +728,117 @@ export { content };
     } finally {
       nodeFs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// What the binding no longer does itself: the driver walks every value once (hostInfo()'s limits
+// and lone-surrogate rule) before the binding converts it, so no value can overflow the wasm
+// stack, hang the conversion, or lose a lone surrogate to U+FFFD. These held at the binding
+// before; they hold for the package now.
+
+describe('package: values are walked by the driver before the binding converts them', () => {
+  /** A package instance over a Map storage with these files, rooted at /p. */
+  function fsWith(files = {}, options = {}) {
+    const storage = new MapStorage({ ranged: false });
+    for (const [p, text] of Object.entries(files)) storage.put(p, enc.encode(text));
+    return { fs: new AcpFs({ storage, roots: ['/p'], ...options }), storage };
+  }
+
+  const failure = (promise) =>
+    promise.then(
+      (r) => assert.fail(`resolved ${JSON.stringify(r)}`),
+      (e) => {
+        assert.ok(e instanceof AcpFsError, `an AcpFsError, not ${e}`);
+        return e;
+      },
+    );
+
+  const nested = (levels) => {
+    let meta = {};
+    for (let i = 1; i < levels; i++) meta = { meta };
+    return meta;
+  };
+
+  test('options the engine does not read may be anything (functions, cycles, host objects)', async () => {
+    const cyclic = {};
+    cyclic.self = cyclic;
+    const { fs } = fsWith({ '/p/a.txt': 'one\n' }, { onSomething: () => 1, host: cyclic, big: 10n, pastEnd: 'empty' });
+    assert.deepEqual(await fs.readTextFile({ sessionId: 's', path: '/p/a.txt', line: 9 }), { content: '' });
+  });
+
+  test('an option too deeply nested to convert is a precise error, and the module lives on', async () => {
+    let deny = [];
+    for (let i = 0; i < 100000; i++) deny = [deny];
+    // Repeated: a stack overflow inside wasm would leave the instance corrupt after the first.
+    for (let round = 0; round < 3; round++) {
+      let err;
+      try {
+        fsWith({}, { deny });
+      } catch (e) {
+        err = e;
+      }
+      assert.ok(err instanceof AcpFsError, `an AcpFsError, not ${err}`);
+      assert.equal(err.code, 'invalid_params');
+      assert.equal(err.data.field, 'deny');
+    }
+    const { fs } = fsWith({ '/p/a.txt': 'one\ntwo\n' });
+    assert.deepEqual(await fs.readTextFile({ sessionId: 's', path: '/p/a.txt', line: 2 }), { content: 'two\n' });
+  });
+
+  test('params: a function is left out, as JSON leaves it; a cycle is invalid params naming its field', async () => {
+    const { fs } = fsWith({ '/p/a.txt': 'one\ntwo\n' });
+    const read = (params) => fs.readTextFile({ sessionId: 's', path: '/p/a.txt', ...params });
+    assert.deepEqual(await read({ line: 2, _meta: { f: () => 1 } }), { content: 'two\n' });
+    assert.deepEqual(await read({ line: undefined, limit: null }), { content: 'one\ntwo\n' }, 'undefined is absent');
+    const cyclic = {};
+    cyclic.self = cyclic;
+    const refused = await failure(read({ _meta: cyclic }));
+    assert.equal(refused.code, 'invalid_params');
+    assert.equal(refused.data.field, '_meta', 'the field it sits under');
+    assert.match(refused.data.reason, /cyclic/);
+  });
+
+  test('a lone surrogate is invalid params naming the field, never silently replaced (§8.1)', async () => {
+    const { fs, storage } = fsWith({ '/p/a.txt': 'before' });
+    const write = (params) => fs.writeTextFile({ sessionId: 's', path: '/p/a.txt', content: 'ok', ...params });
+    for (const [params, field] of [
+      [{ content: 'a\uD800b' }, 'content'],
+      [{ content: 'end\uDC00' }, 'content'],
+      [{ path: '/p/\uD800.txt' }, 'path'],
+      [{ _meta: { note: ['x', '\uDBFF'] } }, '_meta'],
+    ]) {
+      const err = await failure(write(params));
+      assert.equal(err.code, 'invalid_params', JSON.stringify(params));
+      assert.equal(err.data.field, field);
+      assert.match(err.data.reason, /lone surrogate/);
+    }
+    assert.equal(Buffer.from(storage.files.get('/p/a.txt')).toString(), 'before', 'nothing was written');
+    assert.deepEqual(await write({ content: 'pair \uD83D\uDE00 kept' }), {}, 'a surrogate pair is text');
+    assert.equal(Buffer.from(storage.files.get('/p/a.txt')).toString(), 'pair 😀 kept');
+    assert.deepEqual(await write({ content: 'a real \uFFFD is text' }), {});
+    assert.equal(Buffer.from(storage.files.get('/p/a.txt')).toString(), 'a real \uFFFD is text');
+    assert.equal((await failure(write({ _meta: { ['k\uD800']: 1 } }))).data.field, '_meta', 'keys are text too');
+  });
+
+  test('params as deep as serde_json allows pass; deeper or exploding ones are refused, never overflow', async () => {
+    const { fs } = fsWith({ '/p/a.txt': 'x' });
+    const read = (params) => fs.readTextFile({ sessionId: 's', path: '/p/a.txt', ...params });
+    // The params object is level 1: `_meta` may nest 127 levels under it, as in the N-API binding.
+    assert.deepEqual(await read({ _meta: nested(127) }), { content: 'x' });
+    assert.match((await failure(read({ _meta: nested(128) }))).data.reason, /nested deeper than 128 levels/);
+    // Shared objects: 40 levels of {a: o, b: o} are 40 objects in memory and 2^40 values walked.
+    let dag = { leaf: 1 };
+    for (let i = 0; i < 40; i++) dag = { a: dag, b: dag };
+    assert.match((await failure(read({ _meta: dag }))).data.reason, /more than 1000000 values/);
+  });
+
+  test('deeply nested params from an agent are refused, not a stack overflow', async () => {
+    const { fs } = fsWith({ '/p/a.txt': 'x' });
+    const err = await failure(fs.readTextFile({ sessionId: 's', path: '/p/a.txt', _meta: nested(50000) }));
+    assert.equal(err.code, 'invalid_params');
+    assert.equal(err.data.field, '_meta');
+    assert.deepEqual(await fs.readTextFile({ sessionId: 's', path: '/p/a.txt' }), { content: 'x' });
   });
 });
 

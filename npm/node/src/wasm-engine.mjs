@@ -1,7 +1,9 @@
 // The wasm engine inside @acp-fs/node (its fallback when no native addon loads): the module that
 // @acp-fs/wasm ships, instantiated synchronously from the file beside this one, behind the same
-// guard @acp-fs/wasm puts around it. scripts/build-node.sh bundles this to wasm/engine.cjs (CommonJS,
-// so the CJS entry can load it synchronously too) and copies the .wasm next to it.
+// guard @acp-fs/wasm puts around it. Its exports are the binding interface of
+// docs/binding-interface.md, as the native addon's are. scripts/build-node.sh bundles this to
+// wasm/engine.cjs (CommonJS, so the CJS entry can load it synchronously too) and copies the .wasm
+// next to it.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as raw from '../../wasm/pkg/acp_fs_wasm.js';
@@ -9,6 +11,8 @@ import { guardBinding } from '../../wasm/lib/engine.mjs';
 
 // `__dirname` is the bundle's folder (wasm/): this source only ever runs as that bundle.
 raw.initSync({ module: readFileSync(join(__dirname, 'acp_fs_wasm_bg.wasm')) });
+const guarded = guardBinding(raw);
+guarded.ready();
 
 /** The guarded binding: `createEngine`, `hostInfo`, `invalidParams` and the agent functions. */
-export const binding = guardBinding(raw, () => true);
+export const { binding } = guarded;

@@ -1,27 +1,27 @@
-// What both entry points export: the shared driver over the guarded wasm engine. Instantiating the
+// What both entry points export: the shared driver over the guarded wasm binding. Instantiating the
 // module is the entry points' business (synchronous from the file in Node, `init()` elsewhere).
 import * as raw from '../pkg/acp_fs_wasm.js';
 import { createAcpFs, createAgent, AcpFsError, acpClientHandlers, toRequestError } from '../shared/driver.mjs';
 import { guardBinding } from './engine.mjs';
 
-let ready = false;
+const guarded = guardBinding(raw);
 
 /** The module is instantiated (`exports` are its exports, as wasm-bindgen's init returns them). */
 export function markReady(exports) {
   if (exports === undefined || exports === null) throw new Error('@acp-fs/wasm: the module did not instantiate');
-  ready = true;
+  guarded.ready();
 }
 
-export const isReady = () => ready;
+export const { isReady } = guarded;
 
-const guarded = guardBinding(raw, isReady);
-export const { Engine, functions } = guarded;
+/** The low-level interface of docs/binding-interface.md, guarded (lib/engine.mjs). */
+export const { binding } = guarded;
 
-export const AcpFs = createAcpFs({ Engine });
+export const AcpFs = createAcpFs(binding);
 // As @acp-fs/node reports it (which has a native engine to fall back from).
 Object.defineProperties(AcpFs, {
   backend: { value: 'wasm', enumerable: true },
   backendReason: { value: null, enumerable: true },
 });
-export const agent = createAgent(functions);
+export const agent = createAgent(binding);
 export { AcpFsError, acpClientHandlers, toRequestError };

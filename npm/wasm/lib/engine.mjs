@@ -1,57 +1,52 @@
-// The wasm binding as the shared driver sees it: the `Engine`/`Operation` interface of
-// docs/binding-interface.md, over the classes wasm-bindgen generated, plus the one thing only JS
-// can do for them. A panic on wasm32-unknown-unknown aborts: the call traps with a
-// `WebAssembly.RuntimeError` (a stack overflow shows as a `RangeError`), leaving the instance
-// behind it in whatever state the trap found. Here a trap becomes what the interface promises
-// instead: a `done` outcome with an `internal` error (or a thrown wire error where the interface
-// throws). After a Rust panic the instance is still sound (the panic hook recorded why), so it goes
-// on serving; any other trap (out of memory, stack overflow, out-of-bounds access) may have struck
-// mid-update, so the engine is disabled rather than trusted with anyone's files.
-
-function internalWire(message) {
-  return { kind: 'internal', code: -32603, message: `Internal error: ${message}`, data: { errorKind: 'internal' } };
-}
-
-/** What the constructor and the other throwing entries throw: an Error carrying a wire error. */
-function thrown(message, cause) {
-  return new Error(JSON.stringify(internalWire(message)), cause === undefined ? undefined : { cause });
-}
+// The wasm binding as the shared driver sees it: the interface of docs/binding-interface.md over
+// the module wasm-bindgen generated, plus the one thing only JS can do for it. A panic on
+// wasm32-unknown-unknown aborts: the call traps with a `WebAssembly.RuntimeError` (a stack
+// overflow shows as a `RangeError`), leaving the instance in whatever state the trap found. Here
+// a trap becomes what the interface promises instead, built from the core's `internal` error
+// (`hostInfo().internal`, fetched once while the instance is sound, its `{message}` replaced):
+//
+//   - where a call answers with an error value (`createEngine`, `openSession`, `openDocument`,
+//     `documentReloaded`, `invalidParams`, `checkToolArguments`/`buildRequest` as `{error}`), with
+//     that value; an operation's `step`, `cancel`, `refuse` and `abort` with an outcome carrying it;
+//   - everywhere else (a call whose answer cannot carry an error) by throwing that error value
+//     itself: `{kind, code, message, data}`, not an `Error`.
+//
+// After a Rust panic the instance is still sound (the panic hook recorded why), so it goes on
+// serving; any other trap (out of memory, stack overflow, out-of-bounds access) may have struck
+// mid-update, so the instance is disabled rather than trusted with anyone's files: every later
+// call reports the trap without entering it.
 
 const isTrap = (e) => e instanceof WebAssembly.RuntimeError || e instanceof RangeError;
-
-const throwInternal = (message, cause) => {
-  throw thrown(message, cause);
-};
 
 const str = (v) => (typeof v === 'string' ? v : null);
 const u32 = (v) => (Number.isInteger(v) && v >= 0 && v <= 0xffffffff ? v : null);
 
-/** The outcome of a request the engine could not finish; the audit echoes what the params said. */
-function trapOutcome(message, method, params) {
-  const p = params !== null && typeof params === 'object' ? params : {};
-  return {
-    error: internalWire(message),
-    change: null,
-    audit: {
-      op: method === 'fs/write_text_file' ? 'write' : 'read',
-      sessionId: str(p.sessionId),
-      path: str(p.path),
-      line: u32(p.line),
-      limit: u32(p.limit),
-      bytes: 0,
-      outcome: 'error',
-      errorKind: 'internal',
-      durationMs: null,
-    },
-  };
-}
-
 /**
- * The driver-facing `Engine` over a wasm-bindgen module namespace (`raw`: its `Engine` class and
- * `__takePanicMessage`). `isReady()` tells whether the module has been instantiated.
+ * The guarded binding over a wasm-bindgen module namespace (`raw`). Nothing may be called before
+ * `ready()`, which the entry points call once the module is instantiated.
+ * @returns {{binding: object, ready: () => void, isReady: () => boolean}}
  */
-export function guardBinding(raw, isReady) {
+export function guardBinding(raw) {
+  /** `hostInfo()`, taken once the instance is instantiated (and still sound). */
+  let info;
+  /** Why the instance is no longer entered (a trap that was not a panic). */
   let disabled;
+
+  const notReady = (what) =>
+    new Error(
+      `@acp-fs/wasm is not initialized: \`await init()\` before ${what} (browsers, bundlers, workers; in Node the package initializes on import)`,
+    );
+
+  /** The core's `internal` error with `message` as its reason. */
+  function internal(message) {
+    const error = structuredClone(info.internal);
+    error.message = error.message.replace('{message}', () => message);
+    return error;
+  }
+
+  const throwInternal = (message) => {
+    throw internal(message);
+  };
 
   function explain(trap) {
     let panic;
@@ -60,19 +55,47 @@ export function guardBinding(raw, isReady) {
     } catch {
       // The instance cannot even answer: it is beyond use.
     }
-    if (panic !== undefined) return `the wasm engine panicked: ${panic}`;
+    if (typeof panic === 'string') return `the wasm engine panicked: ${panic}`;
     disabled = `the wasm engine trapped (${trap.message}) and is disabled until it is loaded again`;
     return disabled;
   }
 
-  /** Runs `call`; a trap (now or earlier) goes to `onTrap(message, error)` instead. */
+  /** Runs `call`; a trap (now or earlier) goes to `onTrap(reason)` instead. */
   function guard(call, onTrap) {
     if (disabled !== undefined) return onTrap(disabled);
     try {
       return call();
     } catch (e) {
       if (!isTrap(e)) throw e;
-      return onTrap(explain(e), e);
+      return onTrap(explain(e));
+    }
+  }
+
+  /** The outcome of a request the engine could not finish; the audit echoes what the params said. */
+  function trapOutcome(message, method, params) {
+    const error = internal(message);
+    const p = params !== null && typeof params === 'object' ? params : {};
+    const audit = {
+      op: method === info.writeMethod ? 'write' : 'read',
+      sessionId: str(p.sessionId),
+      path: str(p.path),
+      line: u32(p.line),
+      limit: u32(p.limit),
+      bytes: 0,
+      outcome: 'error',
+      errorKind: error.kind,
+      durationMs: null,
+    };
+    return { error, change: null, audit };
+  }
+
+  /** Frees a wasm object unless a trap left it stuck (borrowed) or the instance is disabled. */
+  function release(object) {
+    if (!object || disabled !== undefined) return;
+    try {
+      object.free();
+    } catch {
+      // A trapped call left it marked as borrowed: it cannot be released.
     }
   }
 
@@ -80,9 +103,9 @@ export function guardBinding(raw, isReady) {
     #raw;
     #method;
     #params;
-    /** The outcome the next step reports instead of asking the engine (a trap at the start). */
+    /** The outcome the next call reports instead of asking the engine (a trap at the start). */
     #pending;
-    /** Set once a trap ended the operation. */
+    /** Set once a trap ended the operation: it is not entered again. */
     #ended = false;
 
     constructor(rawOperation, method, params, pending) {
@@ -105,8 +128,12 @@ export function guardBinding(raw, isReady) {
       return this.#early() ?? guard(() => this.#raw.cancel(), (message) => this.#end(message));
     }
 
-    fail(error) {
-      return this.#early() ?? guard(() => this.#raw.fail(error), (message) => this.#end(message));
+    refuse(field, reason) {
+      return this.#early() ?? guard(() => this.#raw.refuse(field, reason), (message) => this.#end(message));
+    }
+
+    abort(reason) {
+      return this.#early() ?? guard(() => this.#raw.abort(reason), (message) => this.#end(message));
     }
 
     /** Frees the wasm memory now instead of at garbage collection. */
@@ -114,15 +141,7 @@ export function guardBinding(raw, isReady) {
       const rawOperation = this.#raw;
       this.#raw = null;
       this.#ended = true;
-      // A trapped call leaves the object marked as borrowed, and a disabled instance is not
-      // entered again: either way the memory stays where it is.
-      if (rawOperation && disabled === undefined) {
-        try {
-          rawOperation.free();
-        } catch {
-          // See above: nothing that could be released.
-        }
-      }
+      release(rawOperation);
     }
 
     #early() {
@@ -141,20 +160,23 @@ export function guardBinding(raw, isReady) {
     }
   }
 
+  /** A dispatch result with its operation (if any) guarded too. */
+  function dispatched(d) {
+    if (d.operation !== undefined) d.operation = new Operation(d.operation, d.method, undefined);
+    return d;
+  }
+
   class Engine {
     #raw;
 
-    constructor(options, caps) {
-      if (!isReady()) {
-        throw thrown(
-          '@acp-fs/wasm is not initialized: `await init()` before creating an AcpFs (browsers, bundlers, workers; in Node the package initializes on import)',
-        );
-      }
-      this.#raw = guard(() => new raw.Engine(options, caps), throwInternal);
+    /** Made by `createEngine` only. */
+    constructor(rawEngine) {
+      if (!(rawEngine instanceof raw.Engine)) throw new TypeError('an Engine comes from createEngine(options, caps)');
+      this.#raw = rawEngine;
     }
 
     openSession(sessionId, cwd, additionalDirectories) {
-      return guard(() => this.#raw.openSession(sessionId, cwd, additionalDirectories), internalWire);
+      return guard(() => this.#raw.openSession(sessionId, cwd, additionalDirectories), internal);
     }
 
     closeSession(sessionId) {
@@ -162,11 +184,11 @@ export function guardBinding(raw, isReady) {
     }
 
     openDocument(path, text) {
-      return guard(() => this.#raw.openDocument(path, text), internalWire);
+      return guard(() => this.#raw.openDocument(path, text), internal);
     }
 
     documentReloaded(path, text) {
-      return guard(() => this.#raw.documentReloaded(path, text), internalWire);
+      return guard(() => this.#raw.documentReloaded(path, text), internal);
     }
 
     documentSaved(path) {
@@ -203,9 +225,7 @@ export function guardBinding(raw, isReady) {
     }
 
     dispatch(message) {
-      const d = guard(() => this.#raw.dispatch(message), throwInternal);
-      if (d.kind === 'call') d.operation = new Operation(d.operation, d.method, undefined);
-      return d;
+      return dispatched(guard(() => this.#raw.dispatch(message), throwInternal));
     }
 
     mcpTools(sessionId) {
@@ -213,69 +233,54 @@ export function guardBinding(raw, isReady) {
     }
 
     mcpDispatch(sessionId, message) {
-      const d = guard(() => this.#raw.mcpDispatch(sessionId, message), throwInternal);
-      if (d.kind === 'call') {
-        d.operation = new Operation(d.operation, d.method, undefined);
-        d.call = new McpCall(d.call);
-      }
-      return d;
-    }
-
-    free() {
-      if (this.#raw === null) return;
-      const rawEngine = this.#raw;
-      this.#raw = null;
-      if (disabled === undefined) {
-        try {
-          rawEngine.free();
-        } catch {
-          // A trapped call left it marked as borrowed: it cannot be released.
-        }
-      }
-    }
-  }
-
-  /** A `tools/call` in flight; a trap while building its reply throws an internal wire error. */
-  class McpCall {
-    #raw;
-
-    constructor(rawCall) {
-      this.#raw = rawCall;
-    }
-
-    respond(answer) {
-      if (this.#raw === null) throwInternal('the call has already been answered and freed');
-      return guard(() => this.#raw.respond(answer), throwInternal);
+      return dispatched(guard(() => this.#raw.mcpDispatch(sessionId, message), throwInternal));
     }
 
     /** Frees the wasm memory now instead of at garbage collection. */
     free() {
-      const rawCall = this.#raw;
+      const rawEngine = this.#raw;
       this.#raw = null;
-      if (rawCall && disabled === undefined) {
-        try {
-          rawCall.free();
-        } catch {
-          // A trapped call left it marked as borrowed: it cannot be released.
-        }
-      }
+      release(rawEngine);
     }
   }
 
-  /** The free functions (agent side); like the constructor, they need the module instantiated. */
-  const exported = (name) => (...args) => {
-    if (!isReady()) {
-      throw thrown(`@acp-fs/wasm is not initialized: \`await init()\` before calling ${name} (browsers, bundlers, workers; in Node the package initializes on import)`);
-    }
-    return guard(() => raw[name](...args), throwInternal);
-  };
-  const functions = {
+  /** A free function of the module: it needs the module instantiated; a trap goes to `onTrap`. */
+  const exported =
+    (name, onTrap = throwInternal) =>
+    (...args) => {
+      if (info === undefined) throw notReady(`calling ${name}`);
+      return guard(() => raw[name](...args), onTrap);
+    };
+  const requestError = (message) => ({ error: internal(message) });
+
+  const binding = Object.freeze({
+    hostInfo() {
+      if (info === undefined) throw notReady('calling hostInfo');
+      return structuredClone(info);
+    },
+    invalidParams: exported('invalidParams', internal),
+    createEngine(options, caps) {
+      if (info === undefined) throw notReady('creating an AcpFs');
+      return guard(() => {
+        const made = raw.createEngine(options, caps);
+        return made instanceof raw.Engine ? new Engine(made) : made;
+      }, internal);
+    },
+    Engine,
+    Operation,
     clientFsCapabilities: exported('clientFsCapabilities'),
     toolDefinitions: exported('toolDefinitions'),
-    checkToolArguments: exported('checkToolArguments'),
-    buildRequest: exported('buildRequest'),
+    checkToolArguments: exported('checkToolArguments', requestError),
+    buildRequest: exported('buildRequest', requestError),
     toolResult: exported('toolResult'),
-  };
+  });
 
-  return { Engine, Operation, McpCall, functions };
+  return {
+    binding,
+    /** The module is instantiated: take the core's constants while the instance is sound. */
+    ready() {
+      if (info === undefined) info = raw.hostInfo();
+    },
+    isReady: () => info !== undefined,
+  };
 }
