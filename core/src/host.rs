@@ -416,6 +416,7 @@ impl HostEngine {
 }
 
 const PATH_STRING: &str = "must be an absolute path string";
+const NOT_AN_ANSWER: &str = "it is not an answer object, or a member has the wrong type";
 
 fn string<'a>(field: &str, value: &'a Value) -> Result<&'a str, AcpFsError> {
     value.as_str().ok_or_else(|| AcpFsError::invalid_params(field, "must be a string"))
@@ -540,9 +541,12 @@ impl HostOperation {
     /// Advances by one step, never panicking.
     fn advance(&self, state: &mut State, answer: Option<Result<HostAnswer, String>>, bytes: Option<Vec<u8>>) -> Step {
         if std::mem::replace(&mut state.started, true) {
+            // A binding's own conversion error is not reported word for word: napi and
+            // serde-wasm-bindgen word the same mistake differently, and hosts must see one text.
             let answer = match answer {
                 None => Err("no answer".to_owned()),
-                Some(answer) => answer.and_then(|a| a.into_answer(bytes)),
+                Some(Err(_)) => Err(NOT_AN_ANSWER.to_owned()),
+                Some(Ok(answer)) => answer.into_answer(bytes),
             };
             match answer {
                 Ok(answer) => self.guarded(state, |op| op.resume(answer)),
@@ -889,7 +893,7 @@ mod tests {
         let out = done(op.step(Some(Err("not an object".into())), None));
         let e = out.error.unwrap();
         assert_eq!((e.kind, e.code), (ErrorKind::Internal, -32603));
-        assert!(e.message.contains("malformed answer: not an object"), "{}", e.message);
+        assert!(e.message.ends_with(&format!("malformed answer: {NOT_AN_ANSWER}")), "{}", e.message);
         assert_eq!((out.audit.outcome, out.audit.error_kind), ("error", Some("internal")));
         assert_eq!(done(op.step(None, None)).error.unwrap().kind, ErrorKind::Internal);
         // No answer at all after the first step is malformed too.
