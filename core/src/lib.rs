@@ -63,8 +63,6 @@ mod storage;
 mod text;
 #[doc(hidden)]
 pub mod window;
-#[doc(hidden)]
-pub mod wire;
 mod write;
 
 pub use bytes::Bytes;
