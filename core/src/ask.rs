@@ -24,6 +24,14 @@ struct Slot {
 #[derive(Clone, Default)]
 pub(crate) struct Channel(Arc<Mutex<Slot>>);
 
+/// What an `open` gave: the file (none for anything but a regular file), its metadata, and the
+/// first bytes when the storage sent them with the answer.
+pub(crate) struct Opened {
+    pub file: Option<FileId>,
+    pub meta: Metadata,
+    pub head: Option<Bytes>,
+}
+
 /// What [`Channel::ask`] makes of an answer: `Ok` when it belongs to the request (its result,
 /// or the storage's error), `Err` handing it back when it does not.
 type Fit<T> = Result<Result<T, StorageError>, Answer>;
@@ -60,14 +68,19 @@ impl Channel {
         .await
     }
 
-    /// Opens `path` under `root`: the open file (none for anything but a regular file) and its
-    /// metadata.
-    pub async fn open(&self, root: &str, path: &str) -> Result<(Option<FileId>, Metadata), StorageError> {
-        let io = Io::Open { root: root.to_owned(), path: path.to_owned() };
+    /// Opens `path` under `root`: the open file (none for anything but a regular file), its
+    /// metadata, and up to `head` bytes from its start if the storage sent them. Head bytes
+    /// without an open file, or more than asked for, are a wrong answer.
+    pub async fn open(&self, root: &str, path: &str, head: usize) -> Result<Opened, StorageError> {
+        let io = Io::Open { root: root.to_owned(), path: path.to_owned(), head };
         self.ask(io, |answer| match answer {
-            Answer::Opened { file, meta } => Ok(Ok((file, meta))),
+            Answer::Opened { file, meta, head: bytes }
+                if bytes.as_ref().is_none_or(|b| file.is_some() && b.len() <= head) =>
+            {
+                Ok(Ok(Opened { file, meta, head: bytes }))
+            }
             // A storage that would not open a non-regular file may answer with its metadata alone.
-            Answer::Metadata(meta) if meta.kind != FileKind::File => Ok(Ok((None, meta))),
+            Answer::Metadata(meta) if meta.kind != FileKind::File => Ok(Ok(Opened { file: None, meta, head: None })),
             Answer::Err(e) => Ok(Err(e)),
             other => Err(other),
         })

@@ -23,9 +23,9 @@ impl<F> OpenFiles<F> {
                     return Answer::Err(StorageError::new(StorageErrorKind::Other, "too many open files"));
                 };
                 self.0.push(file);
-                Answer::Opened { file: Some(id), meta }
+                Answer::Opened { file: Some(id), meta, head: None }
             }
-            Ok((None, meta)) => Answer::Opened { file: None, meta },
+            Ok((None, meta)) => Answer::Opened { file: None, meta, head: None },
             Err(e) => Answer::Err(e),
         }
     }
@@ -52,7 +52,8 @@ pub fn perform<S: Storage>(storage: &S, host: &impl Host, files: &mut OpenFiles<
         Io::Stat { path, follow } => storage.stat(&path, follow).into(),
         Io::RealPath { path } => storage.real_path(&path).into(),
         Io::ReadAll { path } => storage.read(&path).into(),
-        Io::Open { root, path } => files.opened(storage.open(&root, &path)),
+        // A Rust storage reads its head with the first `read_at`.
+        Io::Open { root, path, .. } => files.opened(storage.open(&root, &path)),
         Io::ReadAt { file, offset, len } => files.get(file).and_then(|f| storage.read_at(f, offset, len)).into(),
         Io::MakeDirs { root, path } => {
             files.close_all();
@@ -97,7 +98,7 @@ pub async fn run_async<S: AsyncStorage>(mut op: Operation, storage: &S, host: &i
                     Io::Stat { path, follow } => storage.stat(&path, follow).await.into(),
                     Io::RealPath { path } => storage.real_path(&path).await.into(),
                     Io::ReadAll { path } => storage.read(&path).await.into(),
-                    Io::Open { root, path } => files.opened(storage.open(&root, &path).await),
+                    Io::Open { root, path, .. } => files.opened(storage.open(&root, &path).await),
                     Io::ReadAt { file, offset, len } => match files.get(file) {
                         Ok(f) => storage.read_at(f, offset, len).await.into(),
                         Err(e) => Answer::Err(e),

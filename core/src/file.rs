@@ -1,7 +1,7 @@
 //! Opening the checked file and reading it in chunks, all from one open file (semantics.md
 //! §8.2): a read never mixes two versions of a file, and what was checked is what is read.
 
-use crate::ask::Channel;
+use crate::ask::{Channel, Opened};
 use crate::bytes::Bytes;
 use crate::contain::Target;
 use crate::error::{AcpFsError, ErrorKind};
@@ -17,9 +17,11 @@ pub const FIRST_CHUNK: usize = 16 * 1024;
 pub const MAX_CHUNK: usize = 1024 * 1024;
 
 /// Opens the target's real path under its root: the open file (none for anything but a
-/// regular file) and its metadata, or the storage's error for the caller to judge.
-pub(crate) async fn open(io: &Channel, target: &Target) -> Result<(Option<FileId>, Metadata), StorageError> {
-    io.open(target.root.as_str(), target.real.as_str()).await
+/// regular file), its metadata and, when `head` is true and the storage sends them, its first
+/// [`FIRST_CHUNK`] bytes; or the storage's error for the caller to judge.
+pub(crate) async fn open(io: &Channel, target: &Target, head: bool) -> Result<Opened, StorageError> {
+    let head = if head { FIRST_CHUNK } else { 0 };
+    io.open(target.root.as_str(), target.real.as_str(), head).await
 }
 
 /// Refuses what is not a regular file, and a hard-linked file under `refuseHardlinks`.
@@ -54,13 +56,18 @@ pub(crate) struct ChunkReader<'a> {
     offset: u64,
     chunk: usize,
     known_size: Option<u64>,
+    /// The first chunk, sent with the open: served instead of the first read.
+    head: Option<Bytes>,
     pub eof: bool,
 }
 
 impl<'a> ChunkReader<'a> {
+    /// A reader from the start of what `open` gave (its head, if any, is the first chunk).
     /// `size` 0 is not trusted (procfs-like files report 0 and still have content).
-    pub fn new(io: &'a Channel, file: Option<FileId>, size: u64, requested: &'a AbsPath) -> Self {
-        ChunkReader::at(io, file, size, requested, 0, FIRST_CHUNK)
+    pub fn new(io: &'a Channel, opened: Opened, requested: &'a AbsPath) -> Self {
+        let mut reader = ChunkReader::at(io, opened.file, opened.meta.size, requested, 0, FIRST_CHUNK);
+        reader.head = opened.head;
+        reader
     }
 
     /// A reader starting at `offset` whose first read asks for `first` bytes (clamped to
@@ -82,10 +89,15 @@ impl<'a> ChunkReader<'a> {
             chunk: first.clamp(FIRST_CHUNK, MAX_CHUNK),
             eof: known_size.is_some_and(|size| offset >= size),
             known_size,
+            head: None,
         }
     }
 
     pub async fn next(&mut self) -> Result<Bytes, AcpFsError> {
+        if let Some(head) = self.head.take() {
+            // Read from offset 0 with the open, as the first `read_at` would have been.
+            return Ok(self.advance(head));
+        }
         let Some(file) = self.file else {
             // A regular file the storage did not open: a driver bug, reported, not panicked.
             self.eof = true;
@@ -93,11 +105,16 @@ impl<'a> ChunkReader<'a> {
                 StorageError::new(StorageErrorKind::Other, "the storage answered a regular file without opening it");
             return Err(storage_error(e, self.requested));
         };
-        let len = self.chunk;
-        let bytes = self.io.read_at(file, self.offset, len).await.map_err(|e| storage_error(e, self.requested))?;
+        let bytes =
+            self.io.read_at(file, self.offset, self.chunk).await.map_err(|e| storage_error(e, self.requested))?;
+        Ok(self.advance(bytes))
+    }
+
+    /// Moves past a chunk just read.
+    fn advance(&mut self, bytes: Bytes) -> Bytes {
         self.offset += bytes.len() as u64;
         self.eof = bytes.is_empty() || self.known_size.is_some_and(|size| self.offset >= size);
         self.chunk = (self.chunk * 2).min(MAX_CHUNK);
-        Ok(bytes)
+        bytes
     }
 }

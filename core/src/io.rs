@@ -27,10 +27,14 @@ pub enum Io {
     ReadAll {
         path: String,
     },
-    /// Open the file for reading: answered with [`Answer::Opened`].
+    /// Open the file for reading: answered with [`Answer::Opened`]. The answer may carry up to
+    /// `head` bytes read from the start of the file it opened (fewer only where the file ends):
+    /// they are the first chunk, so a small file needs no `ReadAt` at all. 0: no head wanted
+    /// (the engine asks for one on every read; a storage may always send none).
     Open {
         root: String,
         path: String,
+        head: usize,
     },
     /// Up to `len` bytes at `offset` of a file this operation opened.
     ReadAt {
@@ -77,10 +81,12 @@ pub enum Io {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Answer {
     Metadata(Metadata),
-    /// The answer to [`Io::Open`]: no file when the path is not a regular file.
+    /// The answer to [`Io::Open`]: no file when the path is not a regular file; `head`, the
+    /// first bytes of the file opened, when the storage read them with the open.
     Opened {
         file: Option<FileId>,
         meta: Metadata,
+        head: Option<Bytes>,
     },
     Path(String),
     Bytes(Bytes),

@@ -105,30 +105,34 @@ async fn stream(
 ) -> Result<Result<String, WindowError>, AcpFsError> {
     let max = shared.policy.options.max_read_bytes;
     let requested = &target.requested;
-    let (file, meta) = file::open(io, target).await.map_err(|e| storage_error(e, requested))?;
+    let key = target.real.as_str();
+    let opened = file::open(io, target, true).await.map_err(|e| storage_error(e, requested))?;
+    let meta = opened.meta;
     *seen = Some(Seen::identity(&meta));
     file::check(shared, &meta, requested)?;
     fits(&window, meta.size, max, requested)?;
 
     // The line index (semantics.md §8 "Line index"): a version of this file scanned before
     // (so sniffed as UTF-8 text then) starts at the nearest remembered row: one read there.
-    let key = target.real.as_str();
     let bound = shared.policy.options.line_index_bytes;
     let identity = meta.modified.filter(|_| bound > 0).map(|modified| Identity { size: meta.size, modified });
-    let start = identity.and_then(|id| shared.line_index().start(key, id, window.line()));
+    // A file the storage sent whole with the open is scanned from there: no read is saved by
+    // starting further in.
+    let whole = opened.head.as_ref().is_some_and(|head| meta.size > 0 && head.len() as u64 == meta.size);
+    let start = identity.filter(|_| !whole).and_then(|id| shared.line_index().start(key, id, window.line()));
     if let (Some(start), Some(identity)) = (start, identity) {
         let mut window = window.restart(start.from);
         let rows = (window.line() - start.from.line).saturating_add(window.limit().unwrap_or(u64::MAX));
         let guess = rows.saturating_mul(start.bytes_per_row.max(1));
         window.reserve(guess.min(MAX_CHUNK as u64));
         let first = usize::try_from(guess.saturating_add(guess / 8).saturating_add(4096)).unwrap_or(usize::MAX);
-        let mut reader = ChunkReader::at(io, file, meta.size, requested, start.from.offset, first);
+        let mut reader = ChunkReader::at(io, opened.file, meta.size, requested, start.from.offset, first);
         let scanned = scan(&mut reader, &mut window, None).await?;
         shared.line_index().record(key, identity, start.bom, window.checkpoints(), bound);
         return Ok(scanned.and_then(|()| window.finish()));
     }
 
-    let mut reader = ChunkReader::new(io, file, meta.size, requested);
+    let mut reader = ChunkReader::new(io, opened, requested);
     // The first read (16 KiB) covers the 8 KiB the NUL test needs: it is the head, uncopied.
     let mut head = reader.next().await?.into_vec();
     while head.len() < SNIFF_BYTES && !reader.eof {

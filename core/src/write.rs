@@ -219,16 +219,17 @@ async fn existing(shared: &Shared, io: &Channel, target: &Target) -> Result<Opti
     };
     let mut known = None;
     let bytes = if shared.caps.ranged_reads {
-        let (file, meta) = match file::open(io, target).await {
+        let opened = match file::open(io, target, true).await {
             Ok(opened) => opened,
             Err(e) if e.kind == StorageErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(write_error(e, requested)),
         };
+        let meta = opened.meta;
         file::check(shared, &meta, requested)?;
         if meta.size > max.saturating_add(3) {
             return Err(too_large());
         }
-        let mut reader = ChunkReader::new(io, file, meta.size, requested);
+        let mut reader = ChunkReader::new(io, opened, requested);
         let mut bytes = Vec::new();
         while !reader.eof {
             bytes.extend_from_slice(&reader.next().await?);

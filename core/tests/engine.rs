@@ -351,3 +351,82 @@ fn mcp_calls_split_and_cancel() {
         other => panic!("want a cancel, got {other:?}"),
     }
 }
+
+/// Runs `op` over `storage`, answering each `open` with the head the engine asked for (plus
+/// `extra` bytes, to play a storage that sends too many): the outcome, the heads asked for, and
+/// the offsets of the `read_at`s that followed.
+fn run_with_heads(
+    mut op: acp_fs::Operation,
+    storage: &MemoryStorage,
+    extra: usize,
+) -> (acp_fs::Outcome, Vec<usize>, Vec<u64>) {
+    let (mut heads, mut reads) = (Vec::new(), Vec::new());
+    let mut files = acp_fs::OpenFiles::default();
+    let mut step = op.start();
+    loop {
+        step = match step {
+            Step::Io(Io::Open { root, path, head }) => {
+                heads.push(head);
+                let opened =
+                    acp_fs::perform(storage, &DefaultHost, &mut files, Io::Open { root, path: path.clone(), head });
+                match opened {
+                    Answer::Opened { file: Some(file), meta, head: None } if head > 0 => {
+                        let bytes = storage.get(&path).unwrap();
+                        let head = bytes[..bytes.len().min(head + extra)].to_vec();
+                        op.resume(Answer::Opened { file: Some(file), meta, head: Some(head.into()) })
+                    }
+                    other => op.resume(other),
+                }
+            }
+            Step::Io(io) => {
+                if let Io::ReadAt { offset, .. } = io {
+                    reads.push(offset);
+                }
+                op.resume(acp_fs::perform(storage, &DefaultHost, &mut files, io))
+            }
+            Step::Done(outcome) => return (*outcome, heads, reads),
+        }
+    }
+}
+
+#[test]
+fn a_head_sent_with_the_open_is_the_first_chunk() {
+    let (storage, fs) = setup();
+    let read = |path: &str, line: Option<u32>| {
+        let mut params = json!({"sessionId": "s", "path": path, "limit": 5});
+        match line {
+            Some(line) => params["line"] = json!(line),
+            None => params = json!({"sessionId": "s", "path": path}),
+        }
+        fs.read_text_file(params)
+    };
+    // A small file: the open's head is all of it, and nothing more is read.
+    storage.put("/p/small.txt", "x\n".repeat(2048));
+    let (out, heads, reads) = run_with_heads(read("/p/small.txt", None), &storage, 0);
+    assert_eq!(out.result.unwrap().to_json()["content"].as_str().unwrap().len(), 4096);
+    assert_eq!((heads, reads), (vec![acp_fs::FIRST_CHUNK], vec![]));
+    // A larger one: the reads go on where the head ended.
+    let big: String = (1..=30000).map(|i| format!("line {i}\n")).collect();
+    storage.put("/p/big.txt", &big);
+    let (out, _, reads) = run_with_heads(read("/p/big.txt", None), &storage, 0);
+    assert_eq!(out.result.unwrap().to_json()["content"], json!(big));
+    assert_eq!(reads.first(), Some(&(acp_fs::FIRST_CHUNK as u64)));
+    // Once a deep window has taught the line index the file, the next one starts near its row
+    // (the head is not used then), unless the head held the whole file.
+    let deep = big.find("line 29990\n").unwrap() as u64;
+    let (_, _, reads) = run_with_heads(read("/p/big.txt", Some(29990)), &storage, 0);
+    assert_eq!(reads.first(), Some(&(acp_fs::FIRST_CHUNK as u64)), "the first time it scans on from the head");
+    let (out, heads, reads) = run_with_heads(read("/p/big.txt", Some(29990)), &storage, 0);
+    assert_eq!(out.result.unwrap().to_json()["content"].as_str().unwrap().lines().next(), Some("line 29990"));
+    assert_eq!((heads, reads.first()), (vec![acp_fs::FIRST_CHUNK], Some(&deep)));
+    let small: String = (1..=100).map(|i| format!("line {i}\n")).collect();
+    storage.put("/p/lines.txt", &small);
+    for _ in 0..2 {
+        let (out, _, reads) = run_with_heads(read("/p/lines.txt", Some(90)), &storage, 0);
+        assert_eq!(out.result.unwrap().to_json()["content"], json!("line 90\nline 91\nline 92\nline 93\nline 94\n"));
+        assert_eq!(reads, Vec::<u64>::new(), "a file sent whole with the open is read no further");
+    }
+    // More than the engine asked for is a wrong answer, reported as the storage's failure.
+    let (out, _, _) = run_with_heads(read("/p/big.txt", None), &storage, 1);
+    assert_eq!(out.result.unwrap_err().kind, acp_fs::ErrorKind::StorageError);
+}
