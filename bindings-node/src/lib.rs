@@ -176,6 +176,12 @@ impl Operation {
         step_js(env, self.op.step(answer, bytes))
     }
 
+    /// The audit event once the request has ended, else `null`.
+    #[napi(catch_unwind, ts_return_type = "AuditEvent | null")]
+    pub fn audit(&self) -> Result<Value> {
+        json(&self.op.audit())
+    }
+
     /// `-32800`, and no io after the last answered step.
     #[napi(catch_unwind, ts_return_type = "HostOutcome")]
     pub fn cancel(&self) -> Result<Value> {

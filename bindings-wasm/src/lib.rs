@@ -1,8 +1,7 @@
-//! wasm-bindgen binding of the acp-fs engine: the interface of `docs/binding-interface.md` over
-//! [`acp_fs::host`], its values converted with serde-wasm-bindgen and nothing else. Rules,
-//! wording, limits and the lifecycle of a request are the core's; the walk that keeps values
-//! JSON-shaped is the JS driver's. A panic on wasm32-unknown-unknown aborts (a trap): the hook
-//! below keeps its message for the package's guard (`npm/wasm/lib/engine.mjs`), which reports it.
+//! wasm-bindgen binding of the acp-fs engine: `docs/binding-interface.md` over [`acp_fs::host`],
+//! values converted with serde-wasm-bindgen and nothing else (rules, wording, limits and the
+//! lifecycle of a request are the core's; the JSON walk is the driver's). A panic on wasm32
+//! aborts (a trap): the hook below keeps its message for the guard (`npm/wasm/lib/engine.mjs`).
 
 use acp_fs::host::{self, agent_side, HostAnswer, HostDispatch, HostEngine, HostOperation};
 use acp_fs::AcpFsError;
@@ -14,7 +13,7 @@ use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
-const TYPES: &str = r#"import type { AcpFsError as WireError, FileSystemCapability, HostAnswer, HostDispatch, HostInfo,
+const TYPES: &str = r#"import type { AcpFsError as WireError, AuditEvent, FileSystemCapability, HostAnswer, HostDispatch, HostInfo,
   HostOutcome, HostRequest, HostStep, JsonValue, StorageCaps } from '../types/host.js';"#;
 
 /// Values out as the generated types say: plain objects for maps, `null` for `None`, numbers for
@@ -45,7 +44,7 @@ fn text(value: JsValue) -> Result<String, JsValue> {
 
 /// What an argument the engine only reads as a string is when it is no JSON value: nothing.
 fn lenient(value: JsValue) -> Value {
-    from_value(value).unwrap_or(Value::Null)
+    from_value(value).unwrap_or_default()
 }
 
 /// `null`, or the error (a bad argument's included).
@@ -185,6 +184,12 @@ impl Operation {
         })
     }
 
+    /// The audit event once the request has ended, else `null`.
+    #[wasm_bindgen(unchecked_return_type = "AuditEvent | null")]
+    pub fn audit(&self) -> Js {
+        js(&self.0.audit())
+    }
+
     /// `-32800`, and no io after the last answered step.
     #[wasm_bindgen(unchecked_return_type = "HostOutcome")]
     pub fn cancel(&self) -> Js {
@@ -219,17 +224,14 @@ extern "C" {
 /// The bytes of a `Uint8Array` (any view, an `ArrayBuffer`) copied into wasm memory, or
 /// `Ok(Err(len))` when they do not fit; `Err` when `value` holds no bytes.
 fn copy_in(value: &JsValue) -> Result<Result<Vec<u8>, u64>, String> {
-    let v: &View = value.unchecked_ref();
-    let len = v.byte_length();
+    let (v, len) = (value.unchecked_ref::<View>(), value.unchecked_ref::<View>().byte_length());
     let too_large = Ok(Err(len as u64));
     let view = if value.is_instance_of::<Uint8Array>() {
         value.clone().unchecked_into()
+    } else if ArrayBuffer::is_view(value) && v.byte_offset() + len <= f64::from(u32::MAX) {
+        Uint8Array::new_with_byte_offset_and_length(&v.buffer(), v.byte_offset() as u32, len as u32)
     } else if ArrayBuffer::is_view(value) {
-        let offset = v.byte_offset();
-        if offset + len > f64::from(u32::MAX) {
-            return too_large;
-        }
-        Uint8Array::new_with_byte_offset_and_length(&v.buffer(), offset as u32, len as u32)
+        return too_large;
     } else if value.is_instance_of::<ArrayBuffer>() {
         Uint8Array::new(value)
     } else {

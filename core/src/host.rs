@@ -15,11 +15,12 @@
 //! assert!(engine.open_session(&json!("s"), &json!("/p"), &json!([])).is_none());
 //! let op = engine.start("fs/read_text_file", Ok(json!({"sessionId": "s", "path": "/p/a.txt"}))).unwrap();
 //! let HostStep::Io { io, .. } = op.step(None, None) else { panic!() };
-//! assert_eq!(serde_json::to_value(&io).unwrap(), json!({"op": "open", "root": "/p", "path": "/p/a.txt"}));
-//! let opened: HostAnswer = serde_json::from_value(json!({"file": 0, "metadata": {"kind": "file", "size": 4}})).unwrap();
-//! let HostStep::Io { .. } = op.step(Some(Ok(opened)), None) else { panic!() };
-//! let bytes: HostAnswer = serde_json::from_value(json!({"bytes": true})).unwrap();
-//! let HostStep::Done { done } = op.step(Some(Ok(bytes)), Some(b"hey\n".to_vec())) else { panic!() };
+//! assert_eq!(serde_json::to_value(&io).unwrap(), json!({"op": "open", "root": "/p", "path": "/p/a.txt", "head": 16384}));
+//! // The open may carry the file's first bytes (here all of them): no `readAt` follows.
+//! let opened = json!({"file": 0, "metadata": {"kind": "file", "size": 4}, "bytes": true});
+//! let opened: HostAnswer = serde_json::from_value(opened).unwrap();
+//! let HostStep::Done { done } = op.step(Some(Ok(opened)), Some(b"hey\n".to_vec())) else { panic!() };
+//! assert!(op.audit().is_some());
 //! assert_eq!(serde_json::to_value(&done.result).unwrap(), json!({"content": "hey\n"}));
 //! ```
 
@@ -88,13 +89,13 @@ pub fn invalid_params(field: &str, reason: &str) -> AcpFsError {
     AcpFsError::invalid_params(field, reason)
 }
 
-/// An answer to an [`Io`], as a driver sends it: one of `{metadata, file?}`, `{path}`,
-/// `{bytes: true}` (the bytes beside it), `{done: true}`, `{approved}`, `{document}` or
-/// `{error}`. Host error codes and names (`ENOENT`, `NotFoundError`, …) are classified here,
-/// once, for every binding.
+/// An answer to an [`Io`], as a driver sends it: one of `{metadata, file?}` (an open may add
+/// `bytes: true`, its head beside it), `{path}`, `{bytes: true}` (the bytes beside it),
+/// `{done: true}`, `{approved}`, `{document}` or `{error}`. Host error codes and names
+/// (`ENOENT`, `NotFoundError`, …) are classified here, once, for every binding.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
+#[serde(remote = "Self", rename_all = "camelCase")]
 pub struct HostAnswer {
     #[cfg_attr(feature = "ts", ts(optional))]
     pub error: Option<HostError>,
@@ -114,6 +115,40 @@ pub struct HostAnswer {
     pub approved: Option<bool>,
     #[cfg_attr(feature = "ts", ts(optional))]
     pub document: Option<DocumentWrite>,
+}
+
+impl<'de> Deserialize<'de> for HostAnswer {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<HostAnswer, D::Error> {
+        // serde-wasm-bindgen reads a struct by asking the object for each field it declares (a
+        // lookup, and an `in` test for each absent one): 17 crossings into JS for `{bytes: true}`.
+        // An answer holds one or two of its nine members, so it is read as a map of those present.
+        HostAnswer::deserialize(AsMap(d))
+    }
+}
+
+/// A deserializer that reads a struct as a map (see [`HostAnswer`]'s `Deserialize`).
+struct AsMap<D>(D);
+
+impl<'de, D: serde::Deserializer<'de>> serde::Deserializer<'de> for AsMap<D> {
+    type Error = D::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        self.0.deserialize_any(visitor)
+    }
+
+    fn deserialize_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, D::Error> {
+        self.0.deserialize_map(visitor)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option
+        unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
+    }
 }
 
 /// A member that is present, even as `null`, is `Some`.
@@ -183,9 +218,15 @@ impl HostAnswer {
                 links: m.links.map_or(Ok(1.0), |l| count(l, "links"))? as u64,
                 modified: m.modified_ms.map(|t| count(t, "modifiedMs")).transpose()?.map(|t| (t * 1e6) as u64),
             };
-            return Ok(match self.file {
-                None => Answer::Metadata(meta),
-                Some(file) => Answer::Opened { file, meta },
+            let head = match (self.bytes, bytes) {
+                (None, _) => None,
+                (Some(_), Some(head)) => Some(head.into()),
+                (Some(_), None) => return Err("bytes were announced but not sent".into()),
+            };
+            return Ok(match (self.file, head) {
+                (None, None) => Answer::Metadata(meta),
+                (None | Some(None), Some(_)) => return Err("bytes came with metadata but no open file".into()),
+                (Some(file), head) => Answer::Opened { file, meta, head },
             });
         }
         if let Some(path) = self.path {
@@ -224,8 +265,9 @@ pub fn classify(code: &str, name: &str) -> StorageErrorKind {
 }
 
 /// What a finished request produced, as a driver reports it: `{result}` or `{error}`, the
-/// change record (`null` unless a write succeeded), the audit event, and for a request that
-/// came as a message (`dispatch`, `mcpDispatch`) the reply text to send.
+/// change record (`null` unless a write succeeded), and for a request that came as a message
+/// (`dispatch`, `mcpDispatch`) the reply text to send. Its audit event is asked for apart
+/// ([`HostOperation::audit`]): a host without an audit log does not pay for converting it.
 #[derive(Clone, Debug, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
@@ -237,7 +279,6 @@ pub struct HostOutcome {
     #[cfg_attr(feature = "ts", ts(optional))]
     pub error: Option<AcpFsError>,
     pub change: Option<ChangeRecord>,
-    pub audit: AuditEvent,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub reply: Option<String>,
@@ -470,6 +511,8 @@ struct State {
     started: bool,
     /// A panic went through the operation: its future must not be polled again.
     broken: bool,
+    /// The audit event, once the request has ended.
+    audit: Option<AuditEvent>,
     #[cfg(feature = "disk")]
     files: crate::driver::OpenFiles<std::fs::File>,
 }
@@ -495,6 +538,7 @@ impl HostOperation {
             op,
             started: false,
             broken: false,
+            audit: None,
             #[cfg(feature = "disk")]
             files: Default::default(),
         };
@@ -513,6 +557,12 @@ impl HostOperation {
         let mut state = self.lock();
         let step = self.advance(&mut state, answer, bytes);
         self.to_host(&mut state, step)
+    }
+
+    /// The audit event of the request once it has ended (semantics.md §7; `durationMs` is the
+    /// driver's to stamp), `None` before.
+    pub fn audit(&self) -> Option<AuditEvent> {
+        self.lock().audit.clone()
     }
 
     /// Abandons the request: `-32800`, and no I/O after the last answered step.
@@ -598,15 +648,15 @@ impl HostOperation {
                 {
                     state.files = Default::default();
                 }
-                #[cfg(not(feature = "disk"))]
-                let _ = state;
                 let reply = self.reply.as_ref().map(|r| r.to(&outcome));
                 let Outcome { result, change, audit } = *outcome;
+                // The request's own end is what it reports, not a cancel or a step after it.
+                state.audit.get_or_insert(audit);
                 let (result, error) = match result {
                     Ok(r) => (Some(r), None),
                     Err(e) => (None, Some(e)),
                 };
-                HostStep::Done { done: Box::new(HostOutcome { result, error, change, audit, reply }) }
+                HostStep::Done { done: Box::new(HostOutcome { result, error, change, reply }) }
             }
         }
     }
@@ -663,13 +713,7 @@ impl HostStep {
 
 fn unreachable_outcome() -> HostOutcome {
     let error = AcpFsError::internal("the operation went on after it ended");
-    HostOutcome {
-        result: None,
-        audit: AuditEvent::failed("read", &error),
-        error: Some(error),
-        change: None,
-        reply: None,
-    }
+    HostOutcome { result: None, error: Some(error), change: None, reply: None }
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
@@ -781,8 +825,8 @@ mod tests {
             json!({"io": {"op": "readAt", "file": 2, "offset": 5, "length": 10}})
         );
         assert_eq!(
-            io(Io::Open { root: "/p".into(), path: "/p/a".into() }),
-            json!({"io": {"op": "open", "root": "/p", "path": "/p/a"}})
+            io(Io::Open { root: "/p".into(), path: "/p/a".into(), head: 16384 }),
+            json!({"io": {"op": "open", "root": "/p", "path": "/p/a", "head": 16384}})
         );
         // A write's bytes travel beside the request, never inside it.
         let HostStep::Io { io: Io::Write { bytes: inside, .. }, bytes } =
@@ -796,7 +840,7 @@ mod tests {
     #[test]
     fn answers_from_their_json() {
         let file = FileKind::File;
-        let cases: [(Value, Option<Vec<u8>>, Answer); 9] = [
+        let cases: [(Value, Option<Vec<u8>>, Answer); 10] = [
             (json!({"metadata": {"kind": "file", "size": 3}}), None, Answer::Metadata(Metadata::new(file, 3))),
             (
                 json!({"metadata": {"kind": "file", "size": 3, "links": 2, "modifiedMs": 1.5}}),
@@ -806,12 +850,17 @@ mod tests {
             (
                 json!({"file": 4, "metadata": {"kind": "file", "size": 3}}),
                 None,
-                Answer::Opened { file: Some(4), meta: Metadata::new(file, 3) },
+                Answer::Opened { file: Some(4), meta: Metadata::new(file, 3), head: None },
+            ),
+            (
+                json!({"file": 4, "metadata": {"kind": "file", "size": 3}, "bytes": true}),
+                Some(b"abc".to_vec()),
+                Answer::Opened { file: Some(4), meta: Metadata::new(file, 3), head: Some(b"abc".to_vec().into()) },
             ),
             (
                 json!({"file": null, "metadata": {"kind": "directory", "size": 0}}),
                 None,
-                Answer::Opened { file: None, meta: Metadata::new(FileKind::Directory, 0) },
+                Answer::Opened { file: None, meta: Metadata::new(FileKind::Directory, 0), head: None },
             ),
             (json!({"path": "/x"}), None, Answer::Path("/x".into())),
             (json!({"bytes": true}), Some(vec![7]), Answer::Bytes(vec![7].into())),
@@ -828,6 +877,7 @@ mod tests {
         assert_eq!((e.kind, e.message.as_str()), (StorageErrorKind::NotFound, "ENOENT: gone"));
         for bad in [
             json!({"bytes": true}),
+            json!({"file": 1, "metadata": {"kind": "file", "size": 3}, "bytes": true}),
             json!(42),
             json!({}),
             json!({"bogus": 1}),
@@ -838,6 +888,9 @@ mod tests {
         ] {
             assert!(answer(bad.clone(), None).is_err(), "{bad} is malformed");
         }
+        // Head bytes only come with a file that was opened.
+        let headless = json!({"file": null, "metadata": {"kind": "file", "size": 3}, "bytes": true});
+        assert!(answer(headless, Some(b"abc".to_vec())).is_err());
     }
 
     #[test]
@@ -894,7 +947,8 @@ mod tests {
         let e = out.error.unwrap();
         assert_eq!((e.kind, e.code), (ErrorKind::Internal, -32603));
         assert!(e.message.ends_with(&format!("malformed answer: {NOT_AN_ANSWER}")), "{}", e.message);
-        assert_eq!((out.audit.outcome, out.audit.error_kind), ("error", Some("internal")));
+        let audit = op.audit().unwrap();
+        assert_eq!((audit.outcome, audit.error_kind), ("error", Some("internal")));
         assert_eq!(done(op.step(None, None)).error.unwrap().kind, ErrorKind::Internal);
         // No answer at all after the first step is malformed too.
         let op = read(&engine);
@@ -903,14 +957,17 @@ mod tests {
         // Cancel: -32800 now, internal afterwards.
         let op = read(&engine);
         op.step(None, None);
+        assert!(op.audit().is_none(), "no audit event while the request runs");
         let out = op.cancel();
-        assert_eq!((out.error.unwrap().code, out.audit.outcome), (-32800, "cancelled"));
+        assert_eq!((out.error.unwrap().code, op.audit().unwrap().outcome), (-32800, "cancelled"));
+        op.step(None, None);
+        assert_eq!(op.audit().unwrap().outcome, "cancelled", "a step after the end does not rewrite the audit");
         assert_eq!(done(op.step(Some(Ok(HostAnswer::default())), None)).error.unwrap().kind, ErrorKind::Internal);
         // Refuse names the field, before any io, and the audit still says what was asked.
-        let out = read(&engine).refuse("path", LONE_SURROGATE);
-        let e = out.error.unwrap();
+        let op = read(&engine);
+        let e = op.refuse("path", LONE_SURROGATE).error.unwrap();
         assert_eq!((e.code, &e.data["field"]), (-32602, &json!("path")));
-        assert_eq!(out.audit.path.as_deref(), Some("/p/a.txt"));
+        assert_eq!(op.audit().unwrap().path.as_deref(), Some("/p/a.txt"));
         // Abort: internal, with the driver's reason.
         let out = read(&engine).abort("the pool is gone");
         assert_eq!(out.error.unwrap().message, "Internal error: the pool is gone");

@@ -23,7 +23,7 @@ export type HostError = { code?: string, name?: string, message?: string, };
 
 export type HostMetadata = { kind: FileKind, size: number, links?: number, modifiedMs?: number, };
 
-export type HostOutcome = { result?: Response, error?: AcpFsError, change: ChangeRecord | null, audit: AuditEvent, reply?: string, };
+export type HostOutcome = { result?: Response, error?: AcpFsError, change: ChangeRecord | null, reply?: string, };
 
 export type HostStep = { io: Io, bytes?: Uint8Array, } | { done: HostOutcome, };
 
@@ -31,7 +31,7 @@ export type HostDispatch = { "kind": "notMine" } | { "kind": "reply", reply: str
 
 export type HostRequest = { method: 'fs/read_text_file' | 'fs/write_text_file', params: { sessionId: string; path: string; [k: string]: unknown }, } | { error: AcpFsError, };
 
-export type Io = { "op": "stat", path: string, follow: boolean, } | { "op": "realPath", path: string, } | { "op": "readAll", path: string, } | { "op": "open", root: string, path: string, } | { "op": "readAt", file: number, offset: number, length: number, } | { "op": "makeDirs", root: string, path: string, } | { "op": "write", root: string, path: string, } | { "op": "approve", change: ChangeRecord, } | { "op": "wait", path: string, } | { "op": "writeDocument", path: string, text: string, };
+export type Io = { "op": "stat", path: string, follow: boolean, } | { "op": "realPath", path: string, } | { "op": "readAll", path: string, } | { "op": "open", root: string, path: string, head: number, } | { "op": "readAt", file: number, offset: number, length: number, } | { "op": "makeDirs", root: string, path: string, } | { "op": "write", root: string, path: string, } | { "op": "approve", change: ChangeRecord, } | { "op": "wait", path: string, } | { "op": "writeDocument", path: string, text: string, };
 
 export type AcpFsError = { kind: ErrorKind, code: number, message: string, data: JsonValue, };
 
