@@ -489,14 +489,16 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
         // A driver bug or a binding throw: never leave a request hanging.
         cause = e;
         outcome = aborted(op, e?.message ?? String(e));
-      } finally {
-        if (session?.files.size) await session.closeAll();
-        op.free?.();
-        this.#ended();
       }
-      if (outcome.audit) {
-        outcome.audit.durationMs = now() - started;
-        notify(this.#hooks.onAudit, outcome.audit, 'onAudit');
+      // Converted only for a host that keeps an audit log.
+      const audit = this.#hooks.onAudit ? auditOf(op) : null;
+      const closing = session?.files.size ? session.closeAll() : undefined;
+      if (closing) await closing;
+      op.free?.();
+      this.#ended();
+      if (audit) {
+        audit.durationMs = now() - started;
+        notify(this.#hooks.onAudit, audit, 'onAudit');
       }
       if (!outcome.error && outcome.change) notify(this.#hooks.onChange, outcome.change, 'onChange');
       return cause === undefined ? outcome : { ...outcome, cause };
@@ -592,6 +594,15 @@ function aborted(op, message) {
     return op.abort(message);
   } catch {
     return { error: internalWire(message), change: null };
+  }
+}
+
+/** The operation's audit event; none from a binding that broke. */
+function auditOf(op) {
+  try {
+    return op.audit();
+  } catch {
+    return null;
   }
 }
 

@@ -116,7 +116,7 @@ export class StorageSession {
       case 'readAll':
         return { answer: { bytes: true }, bytes: toBytes(await s.readFile(io.path)) };
       case 'open':
-        return { answer: await this.open(io.root ?? null, io.path) };
+        return this.open(io.root ?? null, io.path, io.head ?? 0);
       case 'readAt': {
         const handle = this.files.get(io.file);
         if (handle === undefined) throw Object.assign(new Error(`EBADF: no open file ${io.file}`), { code: 'EBADF' });
@@ -137,8 +137,25 @@ export class StorageSession {
     }
   }
 
-  /** The `open` answer: `{file, metadata}`, or `{metadata}` for a file that is not regular. */
-  async open(root, path) {
+  /**
+   * The `open` result: `{answer: {file, metadata}}` with up to `head` bytes from the start of the
+   * file (`bytes: true`, the bytes beside), or `{answer: {metadata}}` for a file that is not regular.
+   */
+  async open(root, path, head = 0) {
+    const opened = await this.#open(root, path);
+    if (opened.file === undefined || !(head > 0)) return { answer: opened };
+    let bytes;
+    try {
+      bytes = await this.read(this.files.get(opened.file), 0, head);
+    } catch {
+      // The head is an offer, not a read the engine asked for: its first readAt meets the error.
+      return { answer: opened };
+    }
+    opened.bytes = true;
+    return { answer: opened, bytes };
+  }
+
+  async #open(root, path) {
     const s = this.storage;
     let stats = null;
     let handle;
@@ -208,18 +225,20 @@ export class StorageSession {
     return filled === length ? buffer : buffer.subarray(0, filled);
   }
 
-  async #close(opened) {
-    const handle = opened.head === undefined ? opened : opened.handle;
+  async #close(handle) {
     await Promise.resolve()
       .then(() => handle.close?.())
       .catch(() => {});
   }
 
-  /** Closes every handle; never throws (a close failure cannot change what was read). */
-  async closeAll() {
-    const handles = [...this.files.values()];
+  /**
+   * Closes every handle; never throws (a close failure cannot change what was read). A promise
+   * only when some handle has a `close` to wait for (ranged storages' handles have none).
+   */
+  closeAll() {
+    const handles = [...this.files.values()].map((h) => (h.head === undefined ? h : h.handle));
     this.files.clear();
-    await Promise.all(handles.map((h) => this.#close(h)));
+    if (handles.some((h) => typeof h?.close === 'function')) return Promise.all(handles.map((h) => this.#close(h)));
   }
 }
 

@@ -71,11 +71,10 @@ export function guardBinding(raw) {
     }
   }
 
-  /** The outcome of a request the engine could not finish; the audit echoes what the params said. */
-  function trapOutcome(message, method, params) {
-    const error = internal(message);
+  /** The audit event of a request the engine could not finish: it echoes what the params said. */
+  function trapAudit(error, method, params) {
     const p = params !== null && typeof params === 'object' ? params : {};
-    const audit = {
+    return {
       op: method === info.writeMethod ? 'write' : 'read',
       sessionId: str(p.sessionId),
       path: str(p.path),
@@ -86,7 +85,6 @@ export function guardBinding(raw) {
       errorKind: error.kind,
       durationMs: null,
     };
-    return { error, change: null, audit };
   }
 
   /** Frees a wasm object unless a trap left it stuck (borrowed) or the instance is disabled. */
@@ -103,10 +101,12 @@ export function guardBinding(raw) {
     #raw;
     #method;
     #params;
-    /** The outcome the next call reports instead of asking the engine (a trap at the start). */
+    /** Why the next call reports a trap instead of asking the engine (a trap at the start). */
     #pending;
     /** Set once a trap ended the operation: it is not entered again. */
     #ended = false;
+    /** The audit event of a request a trap ended (the engine cannot give it). */
+    #audit;
 
     constructor(rawOperation, method, params, pending) {
       this.#raw = rawOperation;
@@ -136,6 +136,17 @@ export function guardBinding(raw) {
       return this.#early() ?? guard(() => this.#raw.abort(reason), (message) => this.#end(message));
     }
 
+    audit() {
+      if (this.#audit === undefined && this.#raw !== null) {
+        const audit = guard(
+          () => this.#raw.audit(),
+          (message) => void this.#end(message),
+        );
+        if (audit !== undefined) return audit;
+      }
+      return this.#audit ?? null;
+    }
+
     /** Frees the wasm memory now instead of at garbage collection. */
     free() {
       const rawOperation = this.#raw;
@@ -145,18 +156,20 @@ export function guardBinding(raw) {
     }
 
     #early() {
-      if (this.#pending) {
-        const outcome = this.#pending;
+      if (this.#pending !== undefined) {
+        const message = this.#pending;
         this.#pending = undefined;
-        this.#ended = true;
-        return outcome;
+        return this.#end(message);
       }
-      return this.#ended ? trapOutcome('the operation has already finished', this.#method, this.#params) : undefined;
+      return this.#ended ? this.#end('the operation has already finished') : undefined;
     }
 
+    /** The outcome of a request a trap ended (its audit event kept for `audit()`). */
     #end(message) {
       this.#ended = true;
-      return trapOutcome(message, this.#method, this.#params);
+      const error = internal(message);
+      this.#audit ??= trapAudit(error, this.#method, this.#params);
+      return { error, change: null };
     }
   }
 
@@ -216,11 +229,11 @@ export function guardBinding(raw) {
       const op = guard(
         () => this.#raw.start(method, params),
         (message) => {
-          trapped = trapOutcome(message, method, params);
+          trapped = message;
           return null;
         },
       );
-      if (trapped) return new Operation(null, method, params, trapped);
+      if (trapped !== undefined) return new Operation(null, method, params, trapped);
       return op === null ? null : new Operation(op, method, params);
     }
 
