@@ -1,6 +1,6 @@
 // The low-level interface of the N-API addon, exactly as docs/binding-interface.md states it:
-// createEngine, Engine, Operation.step/cancel/refuse/abort, dispatch and mcpDispatch, runOnDisk
-// on the libuv pool, the agent functions. Nothing here throws for bad input: bad options are
+// createEngine, Engine, Operation.step/audit/cancel/refuse/abort, dispatch and mcpDispatch,
+// runOnDisk on the libuv pool, the agent functions. Nothing here throws for bad input: bad options are
 // returned as the error value, and malformed answers, bytes or params and steps after the end
 // become `internal` outcomes.
 
@@ -37,7 +37,7 @@ describe('napi binding: exports', () => {
       methods(Engine),
       ['openSession', 'closeSession', 'openDocument', 'documentReloaded', 'documentSaved', 'documentVersion', 'closeDocument', 'document', 'capabilities', 'start', 'dispatch', 'mcpTools', 'mcpDispatch'].sort(),
     );
-    assert.deepEqual(methods(Operation), ['step', 'cancel', 'refuse', 'abort', 'runOnDisk'].sort());
+    assert.deepEqual(methods(Operation), ['step', 'audit', 'cancel', 'refuse', 'abort', 'runOnDisk'].sort());
     // Engines come from createEngine, operations from an engine.
     assert.throws(() => new Engine());
     assert.throws(() => new Operation());
@@ -133,7 +133,8 @@ describe('napi binding: Engine', () => {
       const { done } = op.step();
       assert.equal(done.error.kind, 'internal');
       assert.match(done.error.message, /not JSON/);
-      assert.equal(done.audit.outcome, 'error');
+      assert.equal('audit' in done, false, 'the audit event is asked for apart');
+      assert.equal(op.audit().outcome, 'error');
     }
   });
 
@@ -210,14 +211,22 @@ describe('napi binding: Operation.step', () => {
   test('a read names its io and is resumed with bytes (Uint8Array or Buffer)', () => {
     for (const wrap of [(b) => new Uint8Array(b), (b) => Buffer.from(b), (b) => new Uint8Array([0, ...b, 0]).subarray(1, b.length + 1)]) {
       const op = engine().start('fs/read_text_file', { sessionId: 's', path: '/p/a.txt', line: 2 });
+      assert.equal(op.audit(), null, 'no audit event before the request has begun');
       const first = op.step();
       assert.deepEqual(first, { io: { op: 'readAll', path: '/p/a.txt' } });
+      assert.equal(op.audit(), null, 'no audit event while the request runs');
       const last = op.step({ bytes: true }, wrap(new TextEncoder().encode('one\ntwo\n')));
       assert.deepEqual(last.done.result, { content: 'two\n' });
       assert.equal(last.done.error, undefined);
       assert.equal(last.done.change, null);
-      assert.equal(last.done.audit.op, 'read');
-      assert.equal(last.done.audit.outcome, 'ok');
+      assert.deepEqual(Object.keys(last.done).sort(), ['change', 'result'], 'the outcome carries no audit event');
+      const audit = op.audit();
+      assert.equal(audit.op, 'read');
+      assert.equal(audit.outcome, 'ok');
+      assert.equal(audit.path, '/p/a.txt');
+      assert.equal(audit.line, 2);
+      assert.equal(audit.durationMs, null, 'the driver stamps the duration');
+      assert.deepEqual(op.audit(), audit, 'asked again, the same event');
     }
   });
 
@@ -241,8 +250,10 @@ describe('napi binding: Operation.step', () => {
 
   test('offsets past 4 GiB are numbers, not BigInts (as the generated types say)', () => {
     const op = engine({ symlinks: 'none', stat: true, rangedReads: true }).start('fs/read_text_file', { sessionId: 's', path: '/p/big.log', line: 2, limit: 1 });
-    assert.deepEqual(op.step().io, { op: 'open', root: '/p', path: '/p/big.log' });
+    assert.deepEqual(op.step().io, { op: 'open', root: '/p', path: '/p/big.log', head: 16384 });
+    // Answered without a head: the first chunk is read with a readAt, as before.
     let step = op.step({ file: 0, metadata: { kind: 'file', size: 2 ** 32 + 2 ** 21 } });
+    assert.deepEqual(step.io, { op: 'readAt', file: 0, offset: 0, length: 16384 });
     const chunk = Buffer.alloc(1 << 20, 0x61); // one long first line: the engine reads on
     while (step.io?.op === 'readAt' && step.io.offset <= 2 ** 32) step = op.step({ bytes: true }, chunk.subarray(0, step.io.length));
     assert.equal(step.io?.op, 'readAt', JSON.stringify(step));
@@ -286,8 +297,8 @@ describe('napi binding: Operation.step', () => {
       assert.equal(r.done.error.kind, 'internal', what);
       assert.equal(r.done.error.code, -32603);
       assert.match(r.done.error.message, /malformed answer/, what);
-      assert.equal(r.done.audit.outcome, 'error');
-      assert.equal(r.done.audit.errorKind, 'internal');
+      assert.equal(op.audit().outcome, 'error');
+      assert.equal(op.audit().errorKind, 'internal');
       assert.equal(op.step({ bytes: true }, new Uint8Array()).done.error.kind, 'internal');
     }
   });
@@ -303,7 +314,8 @@ describe('napi binding: Operation.step', () => {
     const out = op.cancel();
     assert.equal(out.error.kind, 'cancelled');
     assert.equal(out.error.code, -32800);
-    assert.equal(out.audit.outcome, 'cancelled');
+    assert.equal('audit' in out, false);
+    assert.equal(op.audit().outcome, 'cancelled');
     assert.equal(op.step({ bytes: true }, new Uint8Array()).done.error.kind, 'internal');
   });
 
@@ -313,9 +325,10 @@ describe('napi binding: Operation.step', () => {
     assert.deepEqual(out.error, binding.invalidParams('content', 'is not valid Unicode (a lone surrogate)'));
     assert.equal(out.result, undefined);
     assert.equal(out.change, null);
-    assert.equal(out.audit.op, 'write');
-    assert.equal(out.audit.outcome, 'error');
-    assert.equal(out.audit.errorKind, 'invalid_params');
+    assert.equal('audit' in out, false);
+    assert.equal(op.audit().op, 'write');
+    assert.equal(op.audit().outcome, 'error');
+    assert.equal(op.audit().errorKind, 'invalid_params');
     assert.equal(op.step().done.error.kind, 'internal');
   });
 
@@ -326,8 +339,77 @@ describe('napi binding: Operation.step', () => {
     assert.equal(out.error.kind, 'internal');
     assert.equal(out.error.code, -32603);
     assert.match(out.error.message, /the storage adapter returned a number/);
-    assert.equal(out.audit.errorKind, 'internal');
+    assert.equal('audit' in out, false);
+    assert.equal(op.audit().errorKind, 'internal');
     assert.equal(op.step({ bytes: true }, new Uint8Array()).done.error.kind, 'internal');
+  });
+});
+
+describe('napi binding: the open carries the head', () => {
+  const RANGED = { symlinks: 'none', stat: true, rangedReads: true, write: true, makeDirs: false };
+  const OPEN = { op: 'open', root: '/p', path: '/p/a.txt', head: 16384 };
+  const text = 'one\ntwo\n';
+  const read = (params = {}) => engine(RANGED).start('fs/read_text_file', { sessionId: 's', path: '/p/a.txt', ...params });
+
+  test('an open answered with the whole file as its head ends the read: no readAt', () => {
+    for (const wrap of [(b) => b, (b) => Buffer.from(b)]) {
+      const op = read({ line: 2 });
+      assert.deepEqual(op.step(), { io: OPEN });
+      const last = op.step({ file: 0, metadata: { kind: 'file', size: 8 }, bytes: true }, wrap(new TextEncoder().encode(text)));
+      assert.deepEqual(last, { done: { result: { content: 'two\n' }, change: null } });
+      assert.equal(op.audit().outcome, 'ok');
+      assert.equal(op.audit().bytes, 4, 'the text returned');
+    }
+    // Without the head, the same read takes its first chunk with a readAt, as before.
+    const op = read({ line: 2 });
+    op.step();
+    assert.deepEqual(op.step({ file: 0, metadata: { kind: 'file', size: 8 } }).io, { op: 'readAt', file: 0, offset: 0, length: 16384 });
+    assert.deepEqual(op.step({ bytes: true }, new TextEncoder().encode(text)).done.result, { content: 'two\n' });
+  });
+
+  test('a head shorter than the file is its first chunk: the reads go on where it ended', () => {
+    const content = 'x'.repeat(99) + '\n';
+    const whole = new TextEncoder().encode(content.repeat(200)); // 20000 bytes
+    const op = read();
+    assert.deepEqual(op.step(), { io: OPEN });
+    let step = op.step({ file: 0, metadata: { kind: 'file', size: whole.length }, bytes: true }, whole.subarray(0, 16384));
+    assert.equal(step.io?.op, 'readAt', JSON.stringify(step));
+    assert.equal(step.io.file, 0);
+    assert.equal(step.io.offset, 16384, 'on from the end of the head, not from 0');
+    while (step.io) {
+      assert.equal(step.io.op, 'readAt');
+      step = op.step({ bytes: true }, whole.subarray(step.io.offset, step.io.offset + step.io.length));
+    }
+    assert.deepEqual(step.done.result, { content: content.repeat(200) });
+  });
+
+  test('a head longer than asked for is a storage error', () => {
+    const op = read();
+    op.step();
+    const bytes = new Uint8Array(16385).fill(0x61);
+    const { done } = op.step({ file: 0, metadata: { kind: 'file', size: 20000 }, bytes: true }, bytes);
+    assert.equal(done.error.kind, 'storage_error');
+    assert.equal(done.result, undefined);
+    assert.equal(op.audit().errorKind, 'storage_error');
+    assert.equal(op.step({ bytes: true }, new Uint8Array()).done.error.kind, 'internal', 'no io after the end');
+  });
+
+  test('head bytes without an open file, or announced and not sent, are malformed answers', () => {
+    for (const [answer, bytes, why] of [
+      [{ file: null, metadata: { kind: 'file', size: 8 }, bytes: true }, new TextEncoder().encode(text), /bytes came with metadata but no open file/],
+      [{ file: null, metadata: { kind: 'directory', size: 0 }, bytes: true }, new Uint8Array(1), /bytes came with metadata but no open file/],
+      [{ file: 0, metadata: { kind: 'file', size: 8 }, bytes: true }, undefined, /malformed answer/],
+    ]) {
+      const op = read();
+      op.step();
+      const { done } = op.step(answer, bytes);
+      const what = JSON.stringify(answer);
+      assert.equal(done.error.kind, 'internal', what);
+      assert.equal(done.error.code, -32603);
+      assert.match(done.error.message, /malformed answer/, what);
+      assert.match(done.error.message, why, what);
+      assert.equal(op.audit().errorKind, 'internal');
+    }
   });
 });
 
@@ -372,7 +454,9 @@ describe('napi binding: Operation.runOnDisk', () => {
     assert.ok(pending instanceof Promise);
     const r = await pending;
     assert.deepEqual(r.done.result, { content: 'two\r\n' });
-    assert.equal(r.done.audit.outcome, 'ok');
+    assert.equal('audit' in r.done, false);
+    assert.equal(op.audit().outcome, 'ok');
+    assert.equal(op.audit().line, 2);
   });
 
   test('writes stop for the host (approve) and resume with its answer', async () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AcpFsError, createAcpFs } from '../../npm/shared/driver.mjs';
 
-const audit = { op: 'read', sessionId: 's', path: '/p/a', line: null, limit: null, bytes: 0, outcome: 'ok' };
+const audit = { op: 'read', sessionId: 's', path: '/p/a', line: null, limit: null, bytes: 0, outcome: 'ok', durationMs: null };
 
 // What the real bindings' hostInfo()/invalidParams() give (the core's host::info), so the driver's
 // templates are the ones it would use. The real ones are checked against these in binding tests.
@@ -55,7 +55,8 @@ test('a binding that throws while stepping gives an internal AcpFsError', async 
       step() {
         throw boom;
       },
-      cancel: () => ({ error: info.cancelled, change: null, audit }),
+      audit: () => ({ ...audit, outcome: 'error', errorKind: 'internal' }),
+      cancel: () => ({ error: info.cancelled, change: null }),
     })),
   );
   const fs = new AcpFs({ storage });
@@ -67,7 +68,7 @@ test('a binding that throws while stepping gives an internal AcpFsError', async 
 });
 
 test('a binding that rejects on the disk path gives an internal AcpFsError', async () => {
-  const AcpFs = createAcpFs(fakeBinding(() => ({ runOnDisk: () => Promise.reject(new Error('pool gone')) })), {
+  const AcpFs = createAcpFs(fakeBinding(() => ({ runOnDisk: () => Promise.reject(new Error('pool gone')), audit: () => ({ ...audit }) })), {
     nativeDisk: true,
   });
   const fs = new AcpFs({});
@@ -91,11 +92,10 @@ test('the engine asking the host for a storage io is answered as a storage failu
       runOnDisk(answer) {
         answers.push(answer);
         return Promise.resolve(
-          answer === undefined
-            ? { io: { op: 'readAll', path: '/p/a' } }
-            : { done: { result: { content: 'ok' }, change: null, audit: { ...audit } } },
+          answer === undefined ? { io: { op: 'readAll', path: '/p/a' } } : { done: { result: { content: 'ok' }, change: null } },
         );
       },
+      audit: () => ({ ...audit }),
     })),
     { nativeDisk: true },
   );
@@ -109,4 +109,61 @@ test('createAcpFs needs a binding; without nativeDisk a storage is required', ()
   assert.throws(() => createAcpFs({}), TypeError);
   const AcpFs = createAcpFs(fakeBinding(() => null));
   assert.throws(() => new AcpFs({}), (e) => e instanceof AcpFsError && e.data.field === 'storage');
+});
+
+/** An operation reading `x` from storage, logging every binding call in `calls`. */
+function loggedRead(calls, auditImpl = () => ({ ...audit, bytes: 1 })) {
+  let steps = 0;
+  return {
+    step(answer, bytes) {
+      calls.push('step');
+      steps += 1;
+      if (steps === 1) return { io: { op: 'readAll', path: '/p/a' } };
+      assert.deepEqual(answer, { bytes: true });
+      return { done: { result: { content: new TextDecoder().decode(bytes) }, change: null } };
+    },
+    audit() {
+      calls.push('audit');
+      return auditImpl();
+    },
+    free() {
+      calls.push('free');
+    },
+  };
+}
+
+test('the audit event is asked of the ended operation, before it is freed, only for a host that keeps a log', async () => {
+  const calls = [];
+  const AcpFs = createAcpFs(fakeBinding(() => loggedRead(calls)));
+  const events = [];
+  const logged = new AcpFs({ storage, onAudit: (event) => events.push(event) });
+  assert.deepEqual(await logged.readTextFile({ sessionId: 's', path: '/p/a' }), { content: 'x' });
+  assert.deepEqual(calls, ['step', 'step', 'audit', 'free']);
+  assert.equal(events.length, 1);
+  const { durationMs, ...rest } = events[0];
+  assert.deepEqual(rest, { op: 'read', sessionId: 's', path: '/p/a', line: null, limit: null, bytes: 1, outcome: 'ok' }, 'the event audit() gave');
+  assert.equal(typeof durationMs, 'number', 'the driver stamps the duration');
+  assert.ok(durationMs >= 0);
+  // Without onAudit the event is never converted.
+  calls.length = 0;
+  const unlogged = new AcpFs({ storage });
+  assert.deepEqual(await unlogged.readTextFile({ sessionId: 's', path: '/p/a' }), { content: 'x' });
+  assert.deepEqual(calls, ['step', 'step', 'free']);
+});
+
+test('an operation whose audit() throws or gives null still settles, with no audit event', async () => {
+  for (const auditImpl of [
+    () => {
+      throw new Error('binding broke');
+    },
+    () => null,
+  ]) {
+    const calls = [];
+    const AcpFs = createAcpFs(fakeBinding(() => loggedRead(calls, auditImpl)));
+    const events = [];
+    const fs = new AcpFs({ storage, onAudit: (event) => events.push(event) });
+    assert.deepEqual(await fs.readTextFile({ sessionId: 's', path: '/p/a' }), { content: 'x' });
+    assert.deepEqual(calls, ['step', 'step', 'audit', 'free']);
+    assert.deepEqual(events, []);
+  }
 });

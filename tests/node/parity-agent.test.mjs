@@ -463,8 +463,11 @@ function drive(op, files) {
     steps.push(normal(step));
     step = op.step(answer, bytes);
   }
-  return { steps, outcome: step.done };
+  return { steps, outcome: step.done, audit: op.audit() };
 }
+
+/** An outcome with the audit event its operation gives once it has ended. */
+const ended = (op, outcome) => ({ outcome: normal(outcome), audit: op.audit() });
 
 const bindingScripts = {
   'agent free functions': (F) => [
@@ -506,8 +509,8 @@ const bindingScripts = {
     ];
     const out = [e.mcpTools('s'), e.mcpTools('unknown'), ...messages.map((m) => e.mcpDispatch('s', m))];
     const d = e.mcpDispatch('s', '{"jsonrpc":"2.0","id":"r","method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/p/a.txt","line":2}}}');
-    const { steps, outcome } = drive(d.operation, { '/p/a.txt': 'one\ntwo\n' });
-    out.push({ kind: d.kind, method: d.method, steps, outcome });
+    const { steps, outcome, audit } = drive(d.operation, { '/p/a.txt': 'one\ntwo\n' });
+    out.push({ kind: d.kind, method: d.method, steps, outcome, audit });
     // However a call ends, its outcome carries the reply: cancelled, refused, aborted, failed.
     const call = (id) =>
       e.mcpDispatch('s', `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/p/a.txt"}}}`);
@@ -516,12 +519,13 @@ const bindingScripts = {
       c.operation.step();
       return c.operation;
     };
+    const end = (op, how) => ended(op, how(op));
     out.push(
-      started(10).cancel(),
-      call(11).operation.refuse('path', 'no'),
-      started(12).abort('the driver broke'),
-      started(13).step({ error: { code: 'ENOENT', message: 'gone' } }),
-      started(14).step({ bogus: 1 }),
+      end(started(10), (op) => op.cancel()),
+      end(call(11).operation, (op) => op.refuse('path', 'no')),
+      end(started(12), (op) => op.abort('the driver broke')),
+      end(started(13), (op) => op.step({ error: { code: 'ENOENT', message: 'gone' } })),
+      end(started(14), (op) => op.step({ bogus: 1 })),
     );
     return out;
   },
@@ -530,8 +534,8 @@ const bindingScripts = {
     e.openSession('s', '/p', []);
     const d = e.mcpDispatch('s', '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"write_text_file","arguments":{"path":"/p/d/n.txt","content":"n\\n"}}}');
     const files = {};
-    const { steps, outcome } = drive(d.operation, files);
-    return { method: d.method, steps, outcome, files, reply: outcome.reply };
+    const { steps, outcome, audit } = drive(d.operation, files);
+    return { method: d.method, steps, outcome, audit, files, reply: outcome.reply };
   },
   'Operation.refuse and abort': (E) => {
     const e = E.createEngine({}, ENGINE_CAPS);
@@ -540,13 +544,17 @@ const bindingScripts = {
     const a = start({ sessionId: 's', path: '/p/a.txt', line: 3, _meta: { traceparent: 't' } });
     const b = start({ sessionId: 's', path: '/p/a.txt' });
     b.step();
+    const running = { audit: b.audit() };
+    const c = start({});
+    const d = start({});
     return [
-      a.refuse('path', 'no'),
-      a.step({ metadata: { kind: 'file', size: 1 } }),
-      b.cancel(),
-      start({}).abort('the driver broke'),
-      start({}).refuse('params', 'is not valid Unicode (a lone surrogate)'),
-    ].map(normal);
+      ended(a, a.refuse('path', 'no')),
+      normal(a.step({ metadata: { kind: 'file', size: 1 } })),
+      running,
+      ended(b, b.cancel()),
+      ended(c, c.abort('the driver broke')),
+      ended(d, d.refuse('params', 'is not valid Unicode (a lone surrogate)')),
+    ];
   },
 };
 
@@ -570,19 +578,34 @@ describe('parity: the low-level bindings, call for call (agent side and MCP)', {
     assert.deepEqual(empty, []);
     const mcp = bindingScripts['Engine.mcpDispatch: a write call through approval'](native.binding);
     assert.equal(mcp.method, 'fs/write_text_file');
+    assert.equal('audit' in mcp.outcome, false, 'the audit event is asked for apart');
+    assert.equal(mcp.audit.op, 'write');
+    assert.equal(mcp.audit.outcome, 'ok');
+    assert.equal(mcp.audit.path, '/p/d/n.txt');
     assert.deepEqual(mcp.files, { '/p/d/n.txt': 'n\n' });
     assert.equal(mcp.reply, '{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"Wrote /p/d/n.txt (2 bytes)."}],"isError":false}}');
     const fails = bindingScripts['Operation.refuse and abort'](native.binding);
-    assert.equal(fails[0].error.data.field, 'path');
+    for (const f of [fails[0], ...fails.slice(3)]) assert.equal('audit' in f.outcome, false, 'the audit event is asked for apart');
+    assert.equal(fails[0].outcome.error.data.field, 'path');
     assert.deepEqual(fails[0].audit, { op: 'read', sessionId: 's', path: '/p/a.txt', line: 3, limit: null, bytes: 0, outcome: 'error', errorKind: 'invalid_params', durationMs: null, traceparent: 't' });
     assert.equal(fails[1].done.error.kind, 'internal', 'no io after a failed operation');
-    assert.equal(fails[2].audit.outcome, 'cancelled');
-    assert.equal(fails[3].error.kind, 'internal', 'an abort is the driver’s bug, said so');
-    assert.equal(fails[3].error.message, 'Internal error: the driver broke');
-    assert.equal(fails[4].error.data.field, 'params');
-    const replies = bindingScripts['Engine.mcpTools and mcpDispatch: replies and calls'](native.binding).slice(-5);
+    assert.equal(fails[2].audit, null, 'no audit event while the request runs');
+    assert.equal(fails[3].outcome.error.kind, 'cancelled');
+    assert.equal(fails[3].audit.outcome, 'cancelled');
+    assert.equal(fails[4].outcome.error.kind, 'internal', 'an abort is the driver’s bug, said so');
+    assert.equal(fails[4].outcome.error.message, 'Internal error: the driver broke');
+    assert.equal(fails[4].audit.errorKind, 'internal');
+    assert.equal(fails[5].outcome.error.data.field, 'params');
+    assert.equal(fails[5].audit.errorKind, 'invalid_params');
+    const calls = bindingScripts['Engine.mcpTools and mcpDispatch: replies and calls'](native.binding);
+    const read = calls.at(-6);
+    assert.deepEqual(read.outcome.result, { content: 'two\n' });
+    assert.equal(read.audit.outcome, 'ok');
+    assert.equal(read.audit.line, 2);
+    const replies = calls.slice(-5);
     for (const [i, r] of replies.entries()) {
-      const reply = JSON.parse(r.reply ?? r.done.reply);
+      assert.equal(r.audit.outcome, i === 0 ? 'cancelled' : 'error', `call ${10 + i} is audited as it ended`);
+      const reply = JSON.parse(r.outcome.reply ?? r.outcome.done.reply);
       assert.equal(reply.id, 10 + i, 'each call answers under its own id');
       assert.equal(reply.result.isError, true, `call ${10 + i} ends as an error the model can read`);
     }

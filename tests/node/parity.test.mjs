@@ -170,9 +170,12 @@ const scripts = {
     e.openSession('s', '/p', []);
     const op = e.start('fs/read_text_file', { sessionId: 's', path: '/p/a.txt', line: 2, _meta: { traceparent: 't' } });
     return [
+      op.audit(),
       op.step({ approved: true }), // a first call's answer is ignored: nothing was asked yet
       op.step({ metadata: { kind: 'file', size: 8 } }),
+      op.audit(),
       op.step({ bytes: true }, enc.encode('one\ntwo\n')),
+      op.audit(),
       op.step({ bytes: true }, enc.encode('again')),
       op.cancel(),
     ].map(normal);
@@ -195,7 +198,7 @@ const scripts = {
     return answers.map((args) => {
       const op = e.start('fs/read_text_file', { sessionId: 's', path: '/p/a.txt' });
       op.step();
-      return normal(op.step(...args));
+      return normal({ step: op.step(...args), audit: op.audit() });
     });
   },
   'a write by hand': (E) => {
@@ -210,6 +213,7 @@ const scripts = {
         io.op === 'stat' ? { error: { code: 'ENOENT' } } : io.op === 'approve' ? { approved: true } : { done: true };
       steps.push(op.step(answer));
     }
+    steps.push(op.audit());
     return steps.map(normal);
   },
   'params of every shape': (E) => {
@@ -224,7 +228,10 @@ const scripts = {
       { sessionId: 's', path: '/p/a.txt', line: 3.0, limit: 2.5 },
       { sessionId: 's', path: '/p/a.txt', _meta: 'x' },
     ];
-    return params.map((p) => normal(e.start('fs/read_text_file', p).step()));
+    return params.map((p) => {
+      const op = e.start('fs/read_text_file', p);
+      return normal({ step: op.step(), audit: op.audit() });
+    });
   },
   'raw messages': (E) => {
     const e = engine(E, {}, CAPS);
@@ -241,16 +248,90 @@ const scripts = {
       .concat([
         (() => {
           const d = e.dispatch('{"jsonrpc":"2.0","id":1e2,"method":"fs/read_text_file","params":{"sessionId":"s","path":"/p/a.txt"}}');
-          return { kind: d.kind, id: d.id, method: d.method, first: d.operation.step() };
+          return { kind: d.kind, id: d.id, method: d.method, first: d.operation.step(), audit: d.operation.audit() };
         })(),
       ]);
   },
 };
 
+// The open may carry the first bytes of the file it opened (`head`): the first chunk, so a small
+// file needs no readAt; too many bytes, or bytes without an open file, are wrong answers.
+const RANGED = { ...CAPS, rangedReads: true };
+const opened = (size) => ({ file: 0, metadata: { kind: 'file', size }, bytes: true });
+const headScripts = {
+  'an open answered with its head': (E) => {
+    const e = engine(E, {}, RANGED);
+    e.openSession('s', '/p', []);
+    const read = (params = {}) => e.start('fs/read_text_file', { sessionId: 's', path: '/p/a.txt', ...params });
+    const small = read({ line: 2 });
+    const big = read();
+    const whole = enc.encode(`${'x'.repeat(99)}\n`.repeat(200));
+    const bigSteps = [big.step(), big.step(opened(whole.length), whole.subarray(0, 16384))];
+    while (bigSteps.at(-1).io?.op === 'readAt') {
+      const { offset, length } = bigSteps.at(-1).io;
+      bigSteps.push(big.step({ bytes: true }, whole.subarray(offset, offset + length)));
+    }
+    const headless = read({ line: 2 });
+    return {
+      small: [small.step(), small.step(opened(8), enc.encode('one\ntwo\n')), small.audit()].map(normal),
+      big: { steps: bigSteps.map((s) => (s.done ? normal(s) : s.io)), audit: big.audit() },
+      headless: [
+        headless.step(),
+        headless.step({ file: 0, metadata: { kind: 'file', size: 8 } }),
+        headless.step({ bytes: true }, enc.encode('one\ntwo\n')),
+      ].map(normal),
+    };
+  },
+  'wrong heads': (E) => {
+    const e = engine(E, {}, RANGED);
+    e.openSession('s', '/p', []);
+    return [
+      [opened(20000), new Uint8Array(16385).fill(0x61)],
+      [{ ...opened(8), file: null }, enc.encode('one\ntwo\n')],
+      [{ file: null, metadata: { kind: 'directory', size: 0 }, bytes: true }, new Uint8Array(1)],
+      [opened(8)],
+    ].map((args) => {
+      const op = e.start('fs/read_text_file', { sessionId: 's', path: '/p/a.txt' });
+      const open = op.step();
+      return normal({ open, step: op.step(...args), audit: op.audit() });
+    });
+  },
+};
+
 describe('parity: the low-level bindings, call for call', { skip }, () => {
-  for (const [name, script] of Object.entries(scripts)) {
+  for (const [name, script] of Object.entries({ ...scripts, ...headScripts })) {
     test(name, () => {
       assert.deepStrictEqual(script(wasmBinding), script(native.binding));
     });
   }
+
+  test('the scripts answer what the contract says', () => {
+    const byHand = scripts['a read by hand, then misuse'](native.binding);
+    assert.equal(byHand[0], null, 'no audit event before the request has begun');
+    assert.equal(byHand[3], null, 'nor while it runs');
+    assert.equal('audit' in byHand[4].done, false, 'the audit event is asked for apart');
+    assert.deepEqual(byHand[5], { op: 'read', sessionId: 's', path: '/p/a.txt', line: 2, limit: null, bytes: 4, outcome: 'ok', durationMs: null, traceparent: 't' });
+    for (const { step, audit } of scripts['malformed answers'](native.binding).slice(0, 7)) {
+      assert.equal(step.done.error.kind, 'internal', JSON.stringify(step));
+      assert.equal(audit.errorKind, 'internal');
+    }
+    const { small, big, headless } = headScripts['an open answered with its head'](native.binding);
+    const OPEN = { io: { op: 'open', root: '/p', path: '/p/a.txt', head: 16384 } };
+    assert.deepEqual(small.slice(0, 2), [OPEN, { done: { result: { content: 'two\n' }, change: null } }], 'no readAt after a whole head');
+    assert.equal(small[2].outcome, 'ok');
+    assert.deepEqual(big.steps[0], OPEN.io);
+    assert.deepEqual([big.steps[1].op, big.steps[1].offset], ['readAt', 16384], 'the reads go on where the head ended');
+    assert.equal(big.steps.at(-1).done.result.content.length, 20000);
+    assert.deepEqual(headless, [OPEN, { io: { op: 'readAt', file: 0, offset: 0, length: 16384 } }, { done: { result: { content: 'two\n' }, change: null } }]);
+    const [tooLong, noFile, noFileDir, notSent] = headScripts['wrong heads'](native.binding);
+    assert.deepEqual(tooLong.open, OPEN);
+    assert.equal(tooLong.step.done.error.kind, 'storage_error');
+    assert.equal(tooLong.audit.errorKind, 'storage_error');
+    for (const bad of [noFile, noFileDir]) {
+      assert.equal(bad.step.done.error.kind, 'internal');
+      assert.match(bad.step.done.error.message, /malformed answer: bytes came with metadata but no open file/);
+    }
+    assert.equal(notSent.step.done.error.kind, 'internal');
+    assert.match(notSent.step.done.error.message, /malformed answer/);
+  });
 });

@@ -222,7 +222,8 @@ describe('binding: Engine', () => {
 
   test('params that are JSON values convert as JSON carries them; anything else is the driver’s bug, said so', () => {
     const { engine, storage } = engineWith({ '/p/a.txt': 'one\ntwo\n' });
-    const read = (params) => drive(engine.start('fs/read_text_file', { sessionId: 's', path: '/p/a.txt', ...params }), storage).outcome;
+    const start = (params) => engine.start('fs/read_text_file', { sessionId: 's', path: '/p/a.txt', ...params });
+    const read = (params) => drive(start(params), storage).outcome;
     assert.deepEqual(read({ line: 2n }).result, { content: 'two\n' }, 'a BigInt is a number');
     assert.deepEqual(read({ line: undefined, limit: null }).result, { content: 'one\ntwo\n' }, 'undefined is absent');
     // The driver leaves functions out and refuses what JSON cannot carry (see "package" below);
@@ -232,10 +233,12 @@ describe('binding: Engine', () => {
       [{ _meta: { n: 2n ** 70n } }, /not JSON: .*BigInt/],
       [{ _meta: { s: Symbol('x') } }, /not JSON: invalid type/],
     ]) {
-      const out = read(params);
+      const op = start(params);
+      const out = drive(op, storage).outcome;
       assert.equal(out.error.kind, 'internal', String(what));
       assert.match(out.error.message, what);
-      assert.equal(out.audit.outcome, 'error');
+      assert.equal('audit' in out, false, 'the audit event is asked for apart');
+      assert.equal(op.audit().outcome, 'error');
     }
     assert.deepEqual(read({}).result, { content: 'one\ntwo\n' }, 'and the engine goes on');
   });
@@ -317,14 +320,21 @@ describe('binding: Operation', () => {
     ];
     for (const bytes of views) {
       const op = read(engine, { line: 2 });
+      assert.equal(op.audit(), null, 'no audit event before the request has begun');
       assert.deepEqual(op.step(), { io: { op: 'stat', path: '/p/a.txt', follow: true } });
       assert.deepEqual(op.step({ metadata: { kind: 'file', size: 8 } }), { io: { op: 'readAll', path: '/p/a.txt' } });
+      assert.equal(op.audit(), null, 'no audit event while the request runs');
       const done = op.step({ bytes: true }, bytes).done;
       assert.deepEqual(done.result, { content: 'two\n' }, `bytes given as ${Object.prototype.toString.call(bytes)}`);
-      assert.equal(done.audit.outcome, 'ok');
-      assert.equal(done.audit.durationMs, null, 'the driver stamps the duration');
       assert.equal(done.change, null, 'None is null where the types say so');
       assert.equal('error' in done, false, 'an absent member is absent');
+      assert.equal('audit' in done, false, 'the audit event is asked for apart');
+      const audit = op.audit();
+      assert.ok(plain(audit));
+      assert.equal(audit.outcome, 'ok');
+      assert.equal(audit.path, '/p/a.txt');
+      assert.equal(audit.line, 2);
+      assert.equal(audit.durationMs, null, 'the driver stamps the duration');
     }
   });
 
@@ -372,9 +382,10 @@ describe('binding: Operation', () => {
       assert.equal(done.error.code, -32603);
       assert.match(done.error.message, /^Internal error: the driver sent a malformed answer: ./);
       assert.deepEqual(done.error.data, { errorKind: 'internal' });
-      assert.equal(done.audit.outcome, 'error');
-      assert.equal(done.audit.errorKind, 'internal');
-      assert.equal(done.audit.path, '/p/a.txt', 'the audit still names the request');
+      const audit = op.audit();
+      assert.equal(audit.outcome, 'error');
+      assert.equal(audit.errorKind, 'internal');
+      assert.equal(audit.path, '/p/a.txt', 'the audit still names the request');
       assert.equal(op.step({ metadata: { kind: 'file', size: 1 } }).done.error.kind, 'internal', 'no io after the end');
     }
   });
@@ -404,7 +415,7 @@ describe('binding: Operation', () => {
     cancelled.step();
     const c = cancelled.cancel();
     assert.deepEqual(
-      { kind: c.error.kind, code: c.error.code, outcome: c.audit.outcome },
+      { kind: c.error.kind, code: c.error.code, outcome: cancelled.audit().outcome },
       { kind: 'cancelled', code: -32800, outcome: 'cancelled' },
     );
     assert.equal(cancelled.step({ metadata: { kind: 'file', size: 1 } }).done.error.kind, 'internal');
@@ -419,7 +430,8 @@ describe('binding: Operation', () => {
     const r = refused.refuse('path', 'no');
     assert.deepEqual(r.error, { kind: 'invalid_params', code: -32602, message: 'Invalid params: path: no', data: { field: 'path', reason: 'no' } });
     assert.equal(r.change, null);
-    assert.deepEqual(r.audit, {
+    assert.equal('audit' in r, false);
+    assert.deepEqual(refused.audit(), {
       op: 'read',
       sessionId: 's',
       path: '/p/a.txt',
@@ -437,9 +449,11 @@ describe('binding: Operation', () => {
     const a = aborted.abort('the driver lost its storage');
     assert.equal(a.error.kind, 'internal');
     assert.equal(a.error.message, 'Internal error: the driver lost its storage');
-    assert.equal(a.audit.outcome, 'error');
+    assert.equal(aborted.audit().outcome, 'error');
+    assert.equal(aborted.audit().errorKind, 'internal');
     const write = engine.start('fs/write_text_file', { sessionId: 's', path: '/p/w.txt', content: 'x' });
-    assert.equal(write.refuse('content', 'is not valid Unicode (a lone surrogate)').audit.op, 'write');
+    assert.equal(write.refuse('content', 'is not valid Unicode (a lone surrogate)').error.kind, 'invalid_params');
+    assert.equal(write.audit().op, 'write');
   });
 
   test('a file larger than the engine can hold is a storage error, not an abort', () => {
@@ -457,16 +471,91 @@ describe('binding: Operation', () => {
   });
 });
 
+describe('binding: the open carries the head', () => {
+  const RANGED_CAPS = { ...PLAIN_CAPS, rangedReads: true };
+  const OPEN = { op: 'open', root: '/p', path: '/p/a.txt', head: 16384 };
+  const text = 'one\ntwo\n';
+  function read(params = {}) {
+    const engine = newEngine({}, RANGED_CAPS);
+    assert.equal(engine.openSession('s', '/p', []), null);
+    return engine.start('fs/read_text_file', { sessionId: 's', path: '/p/a.txt', ...params });
+  }
+
+  test('an open answered with the whole file as its head ends the read: no readAt', () => {
+    for (const bytes of [enc.encode(text), enc.encode(text).buffer, Buffer.from(text)]) {
+      const op = read({ line: 2 });
+      assert.deepEqual(op.step(), { io: OPEN });
+      const last = op.step({ file: 0, metadata: { kind: 'file', size: 8 }, bytes: true }, bytes);
+      assert.deepEqual(last, { done: { result: { content: 'two\n' }, change: null } }, Object.prototype.toString.call(bytes));
+      assert.equal(op.audit().outcome, 'ok');
+      assert.equal(op.audit().bytes, 4, 'the text returned');
+    }
+    // Without the head, the same read takes its first chunk with a readAt, as before.
+    const op = read({ line: 2 });
+    op.step();
+    assert.deepEqual(op.step({ file: 0, metadata: { kind: 'file', size: 8 } }), { io: { op: 'readAt', file: 0, offset: 0, length: 16384 } });
+    assert.deepEqual(op.step({ bytes: true }, enc.encode(text)).done.result, { content: 'two\n' });
+  });
+
+  test('a head shorter than the file is its first chunk: the reads go on where it ended', () => {
+    const line = `${'x'.repeat(99)}\n`;
+    const whole = enc.encode(line.repeat(200)); // 20000 bytes
+    const op = read();
+    assert.deepEqual(op.step(), { io: OPEN });
+    let step = op.step({ file: 0, metadata: { kind: 'file', size: whole.length }, bytes: true }, whole.subarray(0, 16384));
+    assert.equal(step.io?.op, 'readAt', JSON.stringify(step));
+    assert.equal(step.io.file, 0);
+    assert.equal(step.io.offset, 16384, 'on from the end of the head, not from 0');
+    while (step.io) {
+      assert.equal(step.io.op, 'readAt');
+      step = op.step({ bytes: true }, whole.subarray(step.io.offset, step.io.offset + step.io.length));
+    }
+    assert.deepEqual(step.done.result, { content: line.repeat(200) });
+  });
+
+  test('a head longer than asked for is a storage error', () => {
+    const op = read();
+    op.step();
+    const { done } = op.step({ file: 0, metadata: { kind: 'file', size: 20000 }, bytes: true }, new Uint8Array(16385).fill(0x61));
+    assert.equal(done.error.kind, 'storage_error');
+    assert.equal('result' in done, false);
+    assert.equal(op.audit().errorKind, 'storage_error');
+    assert.equal(op.step({ bytes: true }, new Uint8Array()).done.error.kind, 'internal', 'no io after the end');
+  });
+
+  test('head bytes without an open file, or announced and not sent, are malformed answers', () => {
+    for (const [answer, bytes, why] of [
+      [{ file: null, metadata: { kind: 'file', size: 8 }, bytes: true }, enc.encode(text), /bytes came with metadata but no open file/],
+      [{ file: null, metadata: { kind: 'directory', size: 0 }, bytes: true }, new Uint8Array(1), /bytes came with metadata but no open file/],
+      [{ file: 0, metadata: { kind: 'file', size: 8 }, bytes: true }, undefined, /malformed answer/],
+    ]) {
+      const op = read();
+      op.step();
+      const { done } = op.step(answer, bytes);
+      const what = JSON.stringify(answer);
+      assert.equal(done.error.kind, 'internal', what);
+      assert.equal(done.error.code, -32603);
+      assert.match(done.error.message, /^Internal error: the driver sent a malformed answer: ./, what);
+      assert.match(done.error.message, why, what);
+      assert.equal(op.audit().errorKind, 'internal');
+    }
+  });
+});
+
 describe('binding: traps', () => {
   // A stand-in for the generated module whose calls trap the way wasm does; the guard is what is
   // under test (a real panic cannot be provoked: the binding has no panicking path). Its hostInfo
   // is the real one, so the errors below are the core's template.
   function fakeModule({ panic, ...extra }) {
-    const state = { panic, taken: 0, calls: 0, infos: 0 };
+    const state = { panic, taken: 0, calls: 0, infos: 0, audits: 0 };
     class RawOperation {
       step() {
         state.calls += 1;
         throw new WebAssembly.RuntimeError('unreachable');
+      }
+      audit() {
+        state.audits += 1;
+        return null;
       }
       cancel() {
         throw new WebAssembly.RuntimeError('unreachable');
@@ -530,7 +619,9 @@ describe('binding: traps', () => {
     // `$&` and `$1` are text, not replacement patterns.
     assert.deepEqual(done.error, internal('the wasm engine panicked: panicked at core/src/window.rs:1:1: boom $& $1'));
     assert.equal(done.change, null);
-    assert.deepEqual(done.audit, {
+    assert.equal('audit' in done, false);
+    // The engine cannot say what the request was: the guard's event echoes the params.
+    assert.deepEqual(op.audit(), {
       op: 'write',
       sessionId: 's',
       path: '/p/a.txt',
@@ -542,7 +633,9 @@ describe('binding: traps', () => {
       durationMs: null,
     });
     assert.equal(op.step({ done: true }).done.error.message, 'Internal error: the operation has already finished');
+    assert.equal(op.audit().errorKind, 'internal', 'still the event of the trap');
     assert.equal(fake.state.calls, 1, 'a trapped operation is not entered again');
+    assert.equal(fake.state.audits, 0, 'its audit() is not entered either');
     op.free(); // the raw object is stuck borrowed after a trap: freeing it must not throw
     assert.deepEqual(engine.capabilities(), { readTextFile: true, writeTextFile: true }, 'still serving');
     assert.throws(() => engine.dispatch(5), TypeError, 'ordinary errors pass through untouched');
@@ -556,10 +649,12 @@ describe('binding: traps', () => {
     const wire = assertWire(engine.openSession('s', '/p', []));
     assert.equal(wire.kind, 'internal');
     assert.match(wire.message, /^Internal error: the wasm engine trapped \(Maximum call stack size exceeded\) and is disabled/);
-    const done = engine.start('fs/read_text_file', { sessionId: 's', path: '/p/a.txt' }).step().done;
+    const op = engine.start('fs/read_text_file', { sessionId: 's', path: '/p/a.txt' });
+    const done = op.step().done;
     assert.equal(done.error.kind, 'internal');
     assert.match(done.error.message, /disabled/);
-    assert.equal(done.audit.path, '/p/a.txt');
+    assert.equal(op.audit().path, '/p/a.txt');
+    assert.equal(op.audit().errorKind, 'internal');
     assert.match(thrownWire(() => engine.capabilities()).message, /disabled/, 'a call with no error in its answer throws the value');
     assert.match(thrownWire(() => engine.dispatch('{}')).message, /disabled/);
     assert.match(assertWire(b.createEngine({}, FULL_CAPS)).message, /disabled/, 'createEngine answers with it, never throws');
@@ -567,6 +662,44 @@ describe('binding: traps', () => {
     assert.equal(b.hostInfo().readMethod, 'fs/read_text_file', 'the constants are still known');
     assert.equal(fake.state.infos, 1, 'a disabled instance is not asked again');
     engine.free(); // not entered: nothing thrown
+  });
+
+  test('audit() is guarded too: a trap in it ends the operation, and the event is the guard’s', () => {
+    const fake = fakeModule({ panic: 'panicked at core/src/host.rs:1:1: boom' });
+    class RawOperation {
+      audit() {
+        throw new WebAssembly.RuntimeError('unreachable');
+      }
+      step() {
+        fake.state.calls += 1;
+        return { io: { op: 'readAll', path: '/p/a.txt' } };
+      }
+      free() {}
+    }
+    class RawEngine extends fake.raw.Engine {
+      start() {
+        return new RawOperation();
+      }
+    }
+    fake.raw.Engine = RawEngine;
+    fake.raw.createEngine = () => new RawEngine();
+    const b = guarded(fake);
+    const op = b.createEngine({}, FULL_CAPS).start('fs/read_text_file', { sessionId: 's', path: '/p/a.txt', limit: 5 });
+    assert.deepEqual(op.step(), { io: { op: 'readAll', path: '/p/a.txt' } });
+    assert.deepEqual(op.audit(), {
+      op: 'read',
+      sessionId: 's',
+      path: '/p/a.txt',
+      line: null,
+      limit: 5,
+      bytes: 0,
+      outcome: 'error',
+      errorKind: 'internal',
+      durationMs: null,
+    });
+    assert.equal(op.step({ bytes: true }, new Uint8Array()).done.error.message, 'Internal error: the operation has already finished');
+    assert.equal(fake.state.calls, 1, 'a trapped operation is not entered again');
+    op.free();
   });
 
   test('a trap in createEngine is the internal error value it answers with', () => {
@@ -620,7 +753,8 @@ describe('binding: traps', () => {
     const refused = d.operation.refuse('path', 'no');
     assert.equal(refused.error.kind, 'internal');
     assert.match(refused.error.message, /panicked at core\/src\/mcp\.rs/);
-    assert.equal(refused.audit.op, 'write', 'the audit says which request it was');
+    assert.equal('audit' in refused, false);
+    assert.equal(d.operation.audit().op, 'write', 'the audit says which request it was');
     assert.match(d.operation.abort('x').error.message, /already finished/, 'a trapped operation is not entered again');
     d.operation.free();
     // No panic message this time: the instance is disabled.
