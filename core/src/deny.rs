@@ -68,28 +68,34 @@ impl DenyList {
 /// Glob with `*` (any run) and `?` (one character), over characters, ASCII case-insensitive
 /// (on case-insensitive disks `.ENV` is `.env`).
 pub fn glob(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.chars().map(|c| c.to_ascii_lowercase()).collect();
-    let t: Vec<char> = text.chars().map(|c| c.to_ascii_lowercase()).collect();
+    // Byte offsets into both strings, one character at a time: no copies (this runs for every
+    // rule on every request).
+    let at = |s: &str, i: usize| s[i..].chars().next().map(|c| (c.to_ascii_lowercase(), c.len_utf8()));
     // Classic linear backtracking matcher: remembers the last `*` and retries from there.
     let (mut pi, mut ti) = (0, 0);
     let (mut star, mut mark) = (None, 0);
-    while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
-            pi += 1;
-            ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some(pi);
-            mark = ti;
-            pi += 1;
-        } else if let Some(s) = star {
-            pi = s + 1;
-            mark += 1;
-            ti = mark;
-        } else {
-            return false;
+    while let Some((t, t_len)) = at(text, ti) {
+        match at(pattern, pi) {
+            Some((p, p_len)) if p == '?' || p == t => {
+                pi += p_len;
+                ti += t_len;
+            }
+            Some(('*', _)) => {
+                star = Some(pi);
+                mark = ti;
+                pi += 1;
+            }
+            _ => match star {
+                Some(s) => {
+                    pi = s + 1;
+                    mark += at(text, mark).map_or(1, |(_, len)| len);
+                    ti = mark;
+                }
+                None => return false,
+            },
         }
     }
-    p[pi..].iter().all(|&c| c == '*')
+    pattern[pi..].chars().all(|c| c == '*')
 }
 
 #[cfg(test)]
@@ -107,6 +113,12 @@ mod tests {
         assert!(glob("*a*b*", "xxaxxbxx"));
         assert!(!glob("*.key", "key"));
         assert!(glob(".env*", ".ENV.local"));
+        // `?` is one character, not one byte; `*` may take multi-byte characters.
+        assert!(glob("a?c", "aéc"));
+        assert!(!glob("a??c", "aéc"));
+        assert!(glob("*é*.pem", "ééé.pem"));
+        assert!(glob("*", ""));
+        assert!(!glob("?", ""));
     }
 
     #[test]

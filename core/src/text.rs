@@ -60,7 +60,9 @@ pub fn decode(bytes: &[u8]) -> Result<(Encoding, String), NotText> {
     let encoding = Encoding::sniff(bytes)?;
     let body = &bytes[encoding.bom_len()..];
     let text = match encoding {
-        Encoding::Utf8 | Encoding::Utf8Bom => std::str::from_utf8(body).map_err(|_| NotText::Invalid)?.to_owned(),
+        Encoding::Utf8 | Encoding::Utf8Bom => {
+            simdutf8::basic::from_utf8(body).map_err(|_| NotText::Invalid)?.to_owned()
+        }
         Encoding::Utf16Le => decode_utf16(body, u16::from_le_bytes)?,
         Encoding::Utf16Be => decode_utf16(body, u16::from_be_bytes)?,
     };

@@ -55,7 +55,9 @@ pub struct Window {
     limit: Option<u64>,
     phase: Phase,
     newlines: u64,
-    out: Vec<u8>,
+    out: String,
+    /// Bytes taken into the window so far (`out` and a cut sequence waiting in `carry`).
+    taken: usize,
     max_bytes: u64,
     /// An incomplete UTF-8 sequence cut by a chunk boundary.
     carry: Vec<u8>,
@@ -84,7 +86,8 @@ impl Window {
             limit,
             phase,
             newlines: 0,
-            out: Vec::new(),
+            out: String::new(),
+            taken: 0,
             max_bytes,
             carry: Vec::new(),
             base: from,
@@ -221,11 +224,15 @@ impl Window {
                 },
             };
             let take = &chunk[..end.unwrap_or(chunk.len())];
-            self.validate(take)?;
-            if (self.out.len() + take.len()) as u64 > self.max_bytes {
+            let (completed, text) = self.validate(take)?;
+            if (self.taken + take.len()) as u64 > self.max_bytes {
                 return Err(WindowError::TooLarge);
             }
-            self.out.extend_from_slice(take);
+            self.taken += take.len();
+            if let Some(c) = completed {
+                self.out.push(c);
+            }
+            self.out.push_str(text);
             if let Some(end) = end {
                 self.phase = Phase::Done;
                 let offset = self.pos - (chunk.len() - end) as u64;
@@ -246,12 +253,14 @@ impl Window {
         if self.phase == Phase::Seeking {
             return Err(WindowError::PastEnd { line: self.line, line_count: self.base.line + self.newlines });
         }
-        // Every byte was validated on the way in.
-        String::from_utf8(self.out).map_err(|_| WindowError::NotUtf8)
+        Ok(self.out)
     }
 
-    /// Strict UTF-8 across chunk boundaries.
-    fn validate(&mut self, mut bytes: &[u8]) -> Result<(), WindowError> {
+    /// Strict UTF-8 across chunk boundaries: the character a cut sequence in `carry` completes,
+    /// and the text of `bytes` up to a sequence cut at their end (which waits in `carry`). The
+    /// text is the validator's own `&str`, so the window is never validated a second time.
+    fn validate<'a>(&mut self, mut bytes: &'a [u8]) -> Result<(Option<char>, &'a str), WindowError> {
+        let mut completed = None;
         if !self.carry.is_empty() {
             let want = utf8_len(self.carry[0]);
             let need = want - self.carry.len();
@@ -259,20 +268,21 @@ impl Window {
             self.carry.extend_from_slice(&bytes[..take]);
             bytes = &bytes[take..];
             if self.carry.len() < want {
-                return Ok(());
+                return Ok((None, ""));
             }
-            std::str::from_utf8(&self.carry).map_err(|_| WindowError::NotUtf8)?;
+            completed = std::str::from_utf8(&self.carry).map_err(|_| WindowError::NotUtf8)?.chars().next();
             self.carry.clear();
         }
-        if simdutf8::basic::from_utf8(bytes).is_ok() {
-            return Ok(());
+        if let Ok(text) = simdutf8::basic::from_utf8(bytes) {
+            return Ok((completed, text));
         }
         // Invalid or cut at the end: std says where, which the carry needs.
         match std::str::from_utf8(bytes) {
-            Ok(_) => Ok(()),
+            Ok(text) => Ok((completed, text)),
             Err(e) if e.error_len().is_none() => {
-                self.carry.extend_from_slice(&bytes[e.valid_up_to()..]);
-                Ok(())
+                let (valid, cut) = bytes.split_at(e.valid_up_to());
+                self.carry.extend_from_slice(cut);
+                Ok((completed, std::str::from_utf8(valid).map_err(|_| WindowError::NotUtf8)?))
             }
             Err(_) => Err(WindowError::NotUtf8),
         }
@@ -309,5 +319,45 @@ fn utf8_len(lead: u8) -> usize {
         0xE0..=0xEF => 3,
         0xF0..=0xF7 => 4,
         _ => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The window fed `bytes` in chunks of `size`.
+    fn fed(bytes: &[u8], size: usize, max: u64) -> Result<String, WindowError> {
+        let mut w = Window::new(1, None, max);
+        for chunk in bytes.chunks(size) {
+            w.feed(chunk)?;
+        }
+        w.finish()
+    }
+
+    #[test]
+    fn characters_cut_by_chunks_are_joined_once() {
+        let text = "aé€😀\nb😀é\n";
+        for size in 1..=text.len() {
+            assert_eq!(fed(text.as_bytes(), size, 1024).unwrap(), text, "chunks of {size}");
+        }
+    }
+
+    #[test]
+    fn bad_or_cut_sequences_are_refused_whatever_the_chunks() {
+        for bytes in [&b"a\xE2\x82x"[..], b"a\xE2\x82", b"\xF0\x9F\x98", b"a\xFFb", b"\xC3"] {
+            for size in 1..=bytes.len() {
+                assert!(matches!(fed(bytes, size, 1024), Err(WindowError::NotUtf8)), "{bytes:?} by {size}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_byte_budget_counts_a_cut_sequence() {
+        // 5 bytes fit, a 6th does not, whether the emoji's bytes wait in the carry or not.
+        for size in 1..=6 {
+            assert_eq!(fed("a😀".as_bytes(), size, 5).unwrap(), "a😀");
+            assert!(matches!(fed("ab😀".as_bytes(), size, 5), Err(WindowError::TooLarge)), "by {size}");
+        }
     }
 }
