@@ -5,7 +5,7 @@
 // the driver walks values once, converts, waits and reports.
 
 import { AcpFsError, coreInfo, fromThrown, internalError, internalWire, invalidParamsError, toRequestError, useBinding } from './error.mjs';
-import { deriveCaps, errorAnswer, hostStorage, StorageSession } from './storage.mjs';
+import { deriveCaps, errorAnswer, hostStorage, isThenable, StorageSession } from './storage.mjs';
 import { mcpOverAcp, mcpServerFor } from './mcp-acp.mjs';
 
 export { AcpFsError, toRequestError };
@@ -112,6 +112,12 @@ export function notJson(value, whole = 'params') {
   for (const [key, child] of top) {
     const field = key === undefined ? whole : toWellFormed(key);
     if (key !== undefined && !isWellFormed(key)) return { field, reason: LONE };
+    // Most params are flat: a string or a number needs no walk.
+    if (typeof child === 'string') {
+      if (!isWellFormed(child)) return { field, reason: LONE };
+      continue;
+    }
+    if (child === null || typeof child !== 'object' || ArrayBuffer.isView(child)) continue;
     const pending = [[child, 1]];
     while (pending.length) {
       const [v, depth] = pending.pop();
@@ -546,12 +552,19 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
           if (io.op === 'wait') {
             if ((await race(this.#turn())) === ABORTED) return cancel();
           } else {
-            const result = await race(
-              this.#perform(io, step.bytes, session).catch((e) => {
-                lastError = e;
-                return { answer: errorAnswer(e) };
-              }),
-            );
+            const failed = (e) => {
+              lastError = e;
+              return { answer: errorAnswer(e) };
+            };
+            let result;
+            try {
+              result = this.#perform(io, step.bytes, session);
+            } catch (e) {
+              result = failed(e);
+            }
+            // A synchronous storage answered at once: no wait to race, but an abort its call
+            // raised still ends the request before the next io.
+            result = isThenable(result) ? await race(Promise.resolve(result).then(undefined, failed)) : cancelled ? ABORTED : result;
             if (result === ABORTED) return cancel();
             ({ answer, bytes } = result);
           }
@@ -562,19 +575,24 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
       }
     }
 
-    /** One io the engine asked for: the host's hooks answer approvals and documents, storage the rest. */
-    async #perform(io, bytes, session) {
+    /**
+     * One io the engine asked for: the host's hooks answer approvals and documents, storage the
+     * rest. The result, or a promise of it when the answer has to be waited for.
+     */
+    #perform(io, bytes, session) {
+      if (io.op === 'approve' || io.op === 'writeDocument') return this.#ask(io);
+      if (session === null) throw new TypeError(`the engine asked the host for ${io.op}, which only storage can answer`);
+      return session.perform(io, bytes);
+    }
+
+    async #ask(io) {
       if (io.op === 'approve') {
         const approve = this.#hooks.approveWrite;
         return { answer: { approved: typeof approve === 'function' ? (await approve(io.change)) === true : true } };
       }
-      if (io.op === 'writeDocument') {
-        const choose = this.#hooks.onDocumentWrite;
-        const choice = typeof choose === 'function' ? await choose(io.path, io.text) : 'buffer';
-        return { answer: { document: choice === undefined || choice === null ? 'buffer' : choice } };
-      }
-      if (session === null) throw new TypeError(`the engine asked the host for ${io.op}, which only storage can answer`);
-      return session.perform(io, bytes);
+      const choose = this.#hooks.onDocumentWrite;
+      const choice = typeof choose === 'function' ? await choose(io.path, io.text) : 'buffer';
+      return { answer: { document: choice === undefined || choice === null ? 'buffer' : choice } };
     }
   }
 

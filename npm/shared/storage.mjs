@@ -8,6 +8,13 @@ const encoder = new TextEncoder();
 
 const has = (storage, name) => typeof storage[name] === 'function';
 
+/** Whether `value` is a promise or promise-like (what `await` would wait for). */
+export const isThenable = (value) =>
+  value !== null && (typeof value === 'object' || typeof value === 'function') && typeof value.then === 'function';
+
+/** `f(value)`, once `value` settles if it is a promise: a synchronous storage costs no microtask. */
+const then = (value, f) => (isThenable(value) ? Promise.resolve(value).then(f) : f(value));
+
 /**
  * WireCaps from the storage's shape; `storage.capabilities` may override any field. Symlinks are
  * 'resolvable' only with both `realpath` and `lstat`, 'none' with neither, and otherwise
@@ -100,97 +107,117 @@ export class StorageSession {
     this.nextFile = 1;
   }
 
-  /** Performs `io`; resolves to `{answer, bytes?}`. Throws what the storage threw. */
-  async perform(io, bytes) {
+  /**
+   * Performs `io`: `{answer, bytes?}`, or a promise of it when the storage answered with one (a
+   * synchronous storage, such as an in-memory map, costs no microtask per io). Throws, or
+   * rejects with, what the storage threw.
+   */
+  perform(io, bytes) {
     const s = this.storage;
     switch (io.op) {
       case 'stat': {
         const useLstat = !io.follow && has(s, 'lstat');
-        const stats = useLstat ? await s.lstat(io.path) : await (has(s, 'stat') ? s.stat(io.path) : s.lstat(io.path));
-        return { answer: metadata(stats) };
+        const stats = useLstat ? s.lstat(io.path) : has(s, 'stat') ? s.stat(io.path) : s.lstat(io.path);
+        return then(stats, (st) => ({ answer: metadata(st) }));
       }
-      case 'realPath': {
-        const p = await s.realpath(io.path);
-        return { answer: { path: typeof p === 'string' ? p : String(p) } };
-      }
+      case 'realPath':
+        return then(s.realpath(io.path), (p) => ({ answer: { path: typeof p === 'string' ? p : String(p) } }));
       case 'readAll':
-        return { answer: { bytes: true }, bytes: toBytes(await s.readFile(io.path)) };
+        return then(s.readFile(io.path), (b) => ({ answer: { bytes: true }, bytes: toBytes(b) }));
       case 'open':
         return this.open(io.root ?? null, io.path, io.head ?? 0);
       case 'readAt': {
         const handle = this.files.get(io.file);
         if (handle === undefined) throw Object.assign(new Error(`EBADF: no open file ${io.file}`), { code: 'EBADF' });
-        return { answer: { bytes: true }, bytes: await this.read(handle, io.offset, io.length) };
+        return then(this.read(handle, io.offset, io.length), (b) => ({ answer: { bytes: true }, bytes: b }));
       }
       case 'makeDirs':
-        await this.closeAll();
-        if (has(s, 'makeDirs')) await s.makeDirs(io.root ?? null, io.path);
-        else await s.mkdir(io.path, { recursive: true });
-        return { answer: { done: true } };
       case 'write':
-        await this.closeAll();
-        if (has(s, 'replaceFile')) await s.replaceFile(io.root ?? null, io.path, bytes);
-        else await s.writeFile(io.path, bytes);
-        return { answer: { done: true } };
+        return this.#change(io, bytes);
       default:
         throw new TypeError(`not a storage io: ${io.op}`);
     }
   }
 
-  /**
-   * The `open` result: `{answer: {file, metadata}}` with up to `head` bytes from the start of the
-   * file (`bytes: true`, the bytes beside), or `{answer: {metadata}}` for a file that is not regular.
-   */
-  async open(root, path, head = 0) {
-    const opened = await this.#open(root, path);
-    if (opened.file === undefined || !(head > 0)) return { answer: opened };
-    let bytes;
-    try {
-      bytes = await this.read(this.files.get(opened.file), 0, head);
-    } catch {
-      // The head is an offer, not a read the engine asked for: its first readAt meets the error.
-      return { answer: opened };
-    }
-    opened.bytes = true;
-    return { answer: opened, bytes };
+  async #change(io, bytes) {
+    const s = this.storage;
+    await this.closeAll();
+    if (io.op === 'makeDirs') {
+      if (has(s, 'makeDirs')) await s.makeDirs(io.root ?? null, io.path);
+      else await s.mkdir(io.path, { recursive: true });
+    } else if (has(s, 'replaceFile')) await s.replaceFile(io.root ?? null, io.path, bytes);
+    else await s.writeFile(io.path, bytes);
+    return { answer: { done: true } };
   }
 
-  async #open(root, path) {
+  /**
+   * The `open` result: `{answer: {file, metadata}}` with up to `head` bytes from the start of the
+   * file (`bytes: true`, the bytes beside), or `{answer: {metadata}}` for a file that is not
+   * regular. A promise only when the storage answered with one.
+   */
+  open(root, path, head = 0) {
+    return then(this.#open(root, path), (opened) => {
+      if (opened.file === undefined || !(head > 0)) return { answer: opened };
+      // The head is an offer, not a read the engine asked for: its first readAt meets an error.
+      const withHead = (bytes) => {
+        opened.bytes = true;
+        return { answer: opened, bytes };
+      };
+      let bytes;
+      try {
+        bytes = this.read(this.files.get(opened.file), 0, head);
+      } catch {
+        return { answer: opened };
+      }
+      return isThenable(bytes) ? Promise.resolve(bytes).then(withHead, () => ({ answer: opened })) : withHead(bytes);
+    });
+  }
+
+  #open(root, path) {
     const s = this.storage;
-    let stats = null;
-    let handle;
-    let head;
     if (has(s, 'openFile')) {
-      ({ stats, handle, head } = (await s.openFile(root, path)) ?? {});
-    } else {
-      // Refuse what is not a regular file before opening it: a FIFO would block, a device read.
-      if (has(s, 'lstat')) stats = await s.lstat(path);
-      else if (has(s, 'stat')) stats = await s.stat(path);
+      return then(s.openFile(root, path), (opened) => {
+        const { stats, handle, head } = opened ?? {};
+        return this.#opened(stats, handle, head);
+      });
+    }
+    // Refuse what is not a regular file before opening it: a FIFO would block, a device read.
+    const stat = has(s, 'lstat') ? s.lstat(path) : has(s, 'stat') ? s.stat(path) : null;
+    return then(stat, (stats) => {
       if (stats !== null && kindOf(stats) !== 'file') return metadata(stats);
       if (has(s, 'readRange')) {
         // Bound to the path: such storages (OPFS, Map-like) have no handles and no symlinks to swap.
-        handle = { readAt: (offset, length) => s.readRange(path, offset, length) };
-      } else {
-        handle = await s.open(path, 'r');
-        if (typeof handle?.stat === 'function') {
-          let own;
-          try {
-            own = await handle.stat();
-          } catch {
-            own = undefined;
-          }
-          if (own !== undefined) {
-            // Swapped between the stat and the open (the open may have followed a link).
-            if (differ(stats, own) || kindOf(own) !== 'file') {
-              await this.#close(handle);
-              if (differ(stats, own)) throw changedError(path);
-              return metadata(own);
-            }
-            stats = own;
-          }
+        return this.#opened(stats, { readAt: (offset, length) => s.readRange(path, offset, length) });
+      }
+      return this.#openHandle(path, stats);
+    });
+  }
+
+  /** fs.promises-like: `open(path, 'r')`, then the handle's own `stat()` must be the file checked. */
+  async #openHandle(path, stats) {
+    const handle = await this.storage.open(path, 'r');
+    if (typeof handle?.stat === 'function') {
+      let own;
+      try {
+        own = await handle.stat();
+      } catch {
+        own = undefined;
+      }
+      if (own !== undefined) {
+        // Swapped between the stat and the open (the open may have followed a link).
+        if (differ(stats, own) || kindOf(own) !== 'file') {
+          await this.#close(handle);
+          if (differ(stats, own)) throw changedError(path);
+          return metadata(own);
         }
+        stats = own;
       }
     }
+    return this.#opened(stats, handle);
+  }
+
+  /** `{file, metadata}` for an opened handle (kept by its new id), `{metadata}` for none. */
+  #opened(stats, handle, head) {
     // A storage that cannot stat says nothing of the size: the engine reads to the end.
     const meta = stats === null || stats === undefined ? { kind: 'file', size: 0, links: 1 } : metadataOf(stats);
     if (handle === undefined || handle === null) return { metadata: meta };
@@ -199,8 +226,11 @@ export class StorageSession {
     return { file, metadata: meta };
   }
 
-  /** Up to `length` bytes at `offset` of an open handle; fewer only at the end of the file. */
-  async read(opened, offset, length) {
+  /**
+   * Up to `length` bytes at `offset` of an open handle; fewer only at the end of the file. A
+   * promise only when the storage answered with one.
+   */
+  read(opened, offset, length) {
     // The bytes the storage read with its checks: what they hold, or all there is (the end).
     if (opened.head !== undefined) {
       const { head, handle } = opened;
@@ -209,8 +239,11 @@ export class StorageSession {
       }
       opened = handle;
     }
-    const handle = opened;
-    if (typeof handle.readAt === 'function') return toBytes(await handle.readAt(offset, length));
+    if (typeof opened.readAt === 'function') return then(opened.readAt(offset, length), toBytes);
+    return this.#readHandle(opened, offset, length);
+  }
+
+  async #readHandle(handle, offset, length) {
     // One buffer per operation: the engine copies each answer before asking for the next
     // chunk, so reusing it keeps a long window from leaving a megabyte of garbage per chunk.
     if (this.scratch === undefined || this.scratch.length < length) this.scratch = new Uint8Array(length);
