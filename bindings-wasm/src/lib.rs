@@ -1,7 +1,7 @@
 //! wasm-bindgen binding of the acp-fs engine: `docs/binding-interface.md` over [`acp_fs::host`],
-//! values converted with serde-wasm-bindgen and nothing else (rules, wording, limits and the
-//! lifecycle of a request are the core's; the JSON walk is the driver's). A panic on wasm32
-//! aborts (a trap): the hook below keeps its message for the guard (`npm/wasm/lib/engine.mjs`).
+//! values converted with serde (serde-wasm-bindgen; answers through their JSON text) and nothing
+//! else: rules, wording, limits and a request's lifecycle are the core's, the JSON walk the
+//! driver's. A panic aborts (a trap); the hook below keeps its message for `npm/wasm/lib/engine.mjs`.
 
 use acp_fs::host::{self, agent_side, HostAnswer, HostDispatch, HostEngine, HostOperation};
 use acp_fs::AcpFsError;
@@ -42,6 +42,12 @@ fn text(value: JsValue) -> Result<String, JsValue> {
     from_value(value).map_err(|e| js_sys::TypeError::new(&reason(e)).into())
 }
 
+/// A small value read from its JSON text: one crossing, not several per member (35 for an open's).
+fn from_json<T: serde::de::DeserializeOwned>(value: &JsValue) -> Result<T, String> {
+    let text = js_sys::JSON::stringify(value).map_err(|e| format!("{e:?}"))?.as_string();
+    serde_json::from_str(&text.ok_or("not a JSON value")?).map_err(|e| e.to_string())
+}
+
 /// What an argument the engine only reads as a string is when it is no JSON value: nothing.
 fn lenient(value: JsValue) -> Value {
     from_value(value).unwrap_or_default()
@@ -52,8 +58,7 @@ fn error_or_null(result: Result<Option<AcpFsError>, AcpFsError>) -> Js {
     js(&result.unwrap_or_else(Some))
 }
 
-/// The driver's constants: method names, the value walk's limits, full storage caps, the
-/// `internal` error template.
+/// The driver's constants: method names, walk limits, full storage caps, the `internal` template.
 #[wasm_bindgen(js_name = hostInfo, unchecked_return_type = "HostInfo")]
 pub fn host_info() -> Js {
     js(&host::info())
@@ -130,8 +135,7 @@ impl Engine {
     #[wasm_bindgen(unchecked_return_type = "Operation | null")]
     pub fn start(&self, method: JsValue, params: JsValue) -> JsValue {
         let Some(method) = method.as_string() else { return JsValue::NULL };
-        let params = from_value(params).map_err(reason);
-        self.0.start(&method, params).map_or(JsValue::NULL, |op| Operation(op).into())
+        self.0.start(&method, from_value(params).map_err(reason)).map_or(JsValue::NULL, |op| Operation(op).into())
     }
 
     /// A raw JSON-RPC message; a call comes with its operation, whose outcome carries `reply`.
@@ -175,7 +179,7 @@ impl Operation {
         #[wasm_bindgen(unchecked_optional_param_type = "HostAnswer")] answer: Option<JsValue>,
         #[wasm_bindgen(unchecked_optional_param_type = "Uint8Array")] bytes: Option<JsValue>,
     ) -> Js {
-        let answer = answer.map(|a| from_value::<HostAnswer>(a).map_err(reason));
+        let answer = answer.map(|a| from_json::<HostAnswer>(&a));
         js(&match bytes.as_ref().map(copy_in) {
             None => self.0.step(answer, None),
             Some(Ok(Ok(bytes))) => self.0.step(answer, Some(bytes)),
@@ -225,13 +229,13 @@ extern "C" {
 /// `Ok(Err(len))` when they do not fit; `Err` when `value` holds no bytes.
 fn copy_in(value: &JsValue) -> Result<Result<Vec<u8>, u64>, String> {
     let (v, len) = (value.unchecked_ref::<View>(), value.unchecked_ref::<View>().byte_length());
-    let too_large = Ok(Err(len as u64));
     let view = if value.is_instance_of::<Uint8Array>() {
         value.clone().unchecked_into()
-    } else if ArrayBuffer::is_view(value) && v.byte_offset() + len <= f64::from(u32::MAX) {
-        Uint8Array::new_with_byte_offset_and_length(&v.buffer(), v.byte_offset() as u32, len as u32)
     } else if ArrayBuffer::is_view(value) {
-        return too_large;
+        if v.byte_offset() + len > f64::from(u32::MAX) {
+            return Ok(Err(len as u64));
+        }
+        Uint8Array::new_with_byte_offset_and_length(&v.buffer(), v.byte_offset() as u32, len as u32)
     } else if value.is_instance_of::<ArrayBuffer>() {
         Uint8Array::new(value)
     } else {
@@ -242,7 +246,7 @@ fn copy_in(value: &JsValue) -> Result<Result<Vec<u8>, u64>, String> {
     // `Vec::with_capacity` would abort the instance on a file larger than its address space.
     match usize::try_from(len as u64).map(|len| bytes.try_reserve_exact(len).map(|()| len)) {
         Ok(Ok(len)) => bytes.resize(len, 0),
-        _ => return too_large,
+        _ => return Ok(Err(len as u64)),
     }
     view.copy_to(&mut bytes);
     Ok(Ok(bytes))
@@ -285,11 +289,7 @@ thread_local! {
 fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
         let message = info.to_string();
-        LAST_PANIC.with(|slot| {
-            if let Ok(mut slot) = slot.try_borrow_mut() {
-                *slot = Some(message);
-            }
-        });
+        LAST_PANIC.with(|slot| slot.try_borrow_mut().map(|mut slot| *slot = Some(message)).unwrap_or(()));
     }));
 }
 
