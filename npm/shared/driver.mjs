@@ -199,6 +199,29 @@ function jsonParams(params) {
   return out;
 }
 
+/**
+ * The common case in one pass: params of well-formed strings, numbers, booleans and nulls (the
+ * usual `{sessionId, path, line, limit}`) need no walk, and come out as `jsonParams` makes them.
+ * `undefined` for anything else, which the walk and `jsonParams` then decide.
+ */
+function flatParams(params) {
+  if (params === null || typeof params !== 'object' || Array.isArray(params) || ArrayBuffer.isView(params)) return undefined;
+  let entries;
+  try {
+    entries = Object.entries(params);
+  } catch {
+    return undefined;
+  }
+  const out = {};
+  for (const [key, v] of entries) {
+    if (!isWellFormed(key)) return undefined;
+    const type = typeof v;
+    if (type === 'string' ? isWellFormed(v) : type === 'number' || type === 'boolean' || v === null) out[key] = v;
+    else if (type !== 'undefined' && type !== 'function' && type !== 'symbol') return undefined;
+  }
+  return out;
+}
+
 /** Host-side calls take strings; anything else is the caller's error, named like a param error. */
 function requireString(value, field) {
   if (typeof value !== 'string') {
@@ -467,8 +490,9 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
         const { params, signal } = unwrap(arg, options);
         // What no JSON-RPC peer could send is refused before conversion, naming the field; the
         // engine still reports the request (audit event) with what the params did say.
-        const refused = notJson(params);
-        const op = this.#engine.start(method, refused ? echoParams(params) : jsonParams(params));
+        const flat = flatParams(params);
+        const refused = flat === undefined ? notJson(params) : undefined;
+        const op = this.#engine.start(method, refused ? echoParams(params) : (flat ?? jsonParams(params)));
         if (!op) throw internalError(`${method} is not an fs method of this engine`);
         const outcome = await this.#run(op, signal, refused);
         if (outcome.error) throw new AcpFsError(outcome.error, outcome.cause);

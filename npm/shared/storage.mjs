@@ -269,9 +269,13 @@ export class StorageSession {
    * only when some handle has a `close` to wait for (ranged storages' handles have none).
    */
   closeAll() {
-    const handles = [...this.files.values()].map((h) => (h.head === undefined ? h : h.handle));
+    let closing;
+    for (const opened of this.files.values()) {
+      const handle = opened.head === undefined ? opened : opened.handle;
+      if (typeof handle?.close === 'function') (closing ??= []).push(this.#close(handle));
+    }
     this.files.clear();
-    if (handles.some((h) => typeof h?.close === 'function')) return Promise.all(handles.map((h) => this.#close(h)));
+    if (closing) return Promise.all(closing);
   }
 }
 
