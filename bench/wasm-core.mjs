@@ -62,6 +62,32 @@ async function timeIt(fn, { batches = 5, minMs = 150 } = {}) {
   return per[Math.floor(per.length / 2)];
 }
 
+/**
+ * Median times per call (ms) of `a` and `b`, measured in alternating batches of at least `minMs`
+ * each: a drift of the machine (another process, a GC, a clock change) then weighs on both alike,
+ * where timing one after the other would charge it to whichever ran during it.
+ */
+async function timePair(a, b, { batches = 9, minMs = 80 } = {}) {
+  for (let i = 0; i < 3; i++) {
+    await a();
+    await b();
+  }
+  const per = [[], []];
+  for (let round = 0; round < batches; round++) {
+    for (const [i, fn] of [a, b].entries()) {
+      let n = 0;
+      const t0 = now();
+      do {
+        await fn();
+        n += 1;
+      } while (now() - t0 < minMs);
+      per[i].push((now() - t0) / n);
+    }
+  }
+  const median = (xs) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+  return per.map(median);
+}
+
 /** The expected content of a window, from the text itself (lines keep their terminators). */
 function windowOf(text, line, limit) {
   const lines = text.split(/(?<=\n)/);
@@ -182,8 +208,7 @@ export async function runBench({ AcpFs, binding, sizes = [4 * 1024, 1024 * 1024,
       const want = windowOf(text, line ?? 1, limit);
       const got = await fs.readTextFile(params);
       if (got.content !== want) throw new Error(`${name} of ${size} bytes: wrong content from @acp-fs/wasm`);
-      const wasm = await timeIt(() => fs.readTextFile(params), timing);
-      const baseline = await timeIt(() => baselineRead(storage, params), timing);
+      const [wasm, baseline] = await timePair(() => fs.readTextFile(params), () => baselineRead(storage, params), timing);
       rows.push({ size: bytes.length, case: name, wasmMs: wasm, baselineMs: baseline, speedup: baseline / wasm });
     }
     if (binding) {
