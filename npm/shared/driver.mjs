@@ -522,8 +522,10 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
       }
       // Converted only for a host that keeps an audit log.
       const audit = this.#hooks.onAudit ? auditOf(op) : null;
+      // Closes start now; they are waited for unless the storage's handles are plain
+      // descriptors, whose close cannot change what was read or written.
       const closing = session?.files.size ? session.closeAll() : undefined;
-      if (closing) await closing;
+      if (closing && !session.closesInBackground) await closing;
       op.free?.();
       this.#ended();
       if (audit) {

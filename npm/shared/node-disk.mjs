@@ -84,6 +84,15 @@ function keepBytes(name, max) {
 }
 
 /**
+ * Marks a storage whose open handles are the process's own file descriptors on a POSIX system:
+ * closing one changes nothing another call can see, so a request ends without waiting for its
+ * closes (a round trip through libuv's pool per read). A storage whose close has effects (ZenFS
+ * shows a file as missing while its handle closes) or a Windows handle (which can hold up a
+ * rename over the file) must not carry it.
+ */
+export const CLOSES_IN_BACKGROUND = Symbol.for('acp-fs.closesInBackground');
+
+/**
  * A storage over the local disk through Node's `fs` (default: the built-in one), hardened for a
  * workspace the agent can change while its requests run:
  * - a file is opened once per request (`openFile`) with O_NOFOLLOW|O_NONBLOCK, and accepted only
@@ -372,5 +381,6 @@ export function fromNodeDisk(fs = builtinFs(), { procfs = true } = {}) {
     writeFile: (path, bytes) => replaceFile(null, path, bytes),
     makeDirs,
     mkdir: (path) => makeDirs(null, path),
+    [CLOSES_IN_BACKGROUND]: typeof process !== 'undefined' && process.platform !== 'win32',
   };
 }

@@ -2,6 +2,8 @@
 // objects): what they can do, and how one engine io is performed against them. Policy never lives
 // here: every answer goes back to the core, which decides.
 
+import { CLOSES_IN_BACKGROUND } from './node-disk.mjs';
+
 export { fromNodeDisk, hostStorage } from './node-disk.mjs';
 
 const encoder = new TextEncoder();
@@ -262,6 +264,11 @@ export class StorageSession {
     await Promise.resolve()
       .then(() => handle.close?.())
       .catch(() => {});
+  }
+
+  /** Whether the request may end before its handles are closed (see `CLOSES_IN_BACKGROUND`). */
+  get closesInBackground() {
+    return this.storage[CLOSES_IN_BACKGROUND] === true;
   }
 
   /**

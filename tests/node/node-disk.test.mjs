@@ -91,6 +91,47 @@ describe('StorageSession open/readAt per storage shape', () => {
     assert.equal(closed, 1);
   });
 
+  test('a request waits for its closes unless the storage closes plain descriptors', async () => {
+    const bytes = new TextEncoder().encode('one\ntwo\n');
+    /** A storage whose handle closes only when `finish` is called; `events` in order. */
+    const gated = (background) => {
+      const events = [];
+      let finish;
+      const storage = {
+        readFile: () => bytes,
+        stat: () => ({ isFile: () => true, isDirectory: () => false, size: bytes.length }),
+        open: () => ({
+          read: (buffer, offset, length, position) => {
+            const got = bytes.subarray(position, position + length);
+            buffer.set(got, offset);
+            return { bytesRead: got.length };
+          },
+          close: () => new Promise((resolve) => (finish = () => (events.push('closed'), resolve()))),
+        }),
+      };
+      if (background) storage[Symbol.for('acp-fs.closesInBackground')] = true;
+      const fs = new AcpFs({ storage, roots: ['/p'] });
+      const read = fs.readTextFile({ sessionId: 's', path: '/p/a.txt' }).then((r) => events.push(r.content));
+      return { events, read, finish: () => finish() };
+    };
+    const waits = gated(false);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(waits.events, [], 'the read has not ended while its file is open');
+    waits.finish();
+    await waits.read;
+    assert.deepEqual(waits.events, ['closed', 'one\ntwo\n']);
+
+    const background = gated(true);
+    // Bounded: were the close waited for, the read would never end on its own.
+    await Promise.race([background.read, new Promise((resolve) => setTimeout(resolve, 2000))]);
+    assert.deepEqual(background.events, ['one\ntwo\n'], 'ended with the close still in flight');
+    background.finish();
+    assert.deepEqual(background.events, ['one\ntwo\n', 'closed']);
+    // Only the Node disk adapter says so, and not on Windows (a handle can hold up a rename).
+    assert.equal(fromNodeDisk()[Symbol.for('acp-fs.closesInBackground')], process.platform !== 'win32');
+    assert.equal(new MapStorage()[Symbol.for('acp-fs.closesInBackground')], undefined);
+  });
+
   test('writes and directories get the root when the storage takes it', async () => {
     const calls = [];
     const storage = {
