@@ -515,6 +515,12 @@ struct State {
     audit: Option<AuditEvent>,
     #[cfg(feature = "disk")]
     files: crate::driver::OpenFiles<std::fs::File>,
+    /// A write the disk loop finished: what a cancel that waited for the loop reports.
+    #[cfg(feature = "disk")]
+    finished: Option<HostOutcome>,
+    /// The disk loop changed something (directories, the file): a cancel no longer stops it.
+    #[cfg(feature = "disk")]
+    changed: bool,
 }
 
 /// One request in flight, as a binding holds it: stepped with answers, cancelled, refused.
@@ -541,6 +547,10 @@ impl HostOperation {
             audit: None,
             #[cfg(feature = "disk")]
             files: Default::default(),
+            #[cfg(feature = "disk")]
+            finished: None,
+            #[cfg(feature = "disk")]
+            changed: false,
         };
         HostOperation { state: Mutex::new(state), cancelled: AtomicBool::new(false), kind, reply }
     }
@@ -584,6 +594,12 @@ impl HostOperation {
     fn end(&self, error: AcpFsError) -> HostOutcome {
         self.cancelled.store(true, Ordering::SeqCst);
         let mut state = self.lock();
+        // The disk loop held the lock until it finished the write: the write happened, and it
+        // is reported as it happened (with its change record), never as cancelled.
+        #[cfg(feature = "disk")]
+        if let Some(done) = state.finished.clone() {
+            return done;
+        }
         let outcome = self.guarded(&mut state, |op| Step::Done(Box::new(op.fail(error))));
         self.to_host(&mut state, outcome).into_outcome()
     }
@@ -680,11 +696,12 @@ impl HostOperation {
                     return self.to_host(&mut state, Step::Io(Io::Wait { turn, path }))
                 }
                 Step::Io(Io::Wait { .. }) => self.guarded(&mut state, |op| op.resume(Answer::Done)),
-                Step::Io(_) if self.cancelled.load(Ordering::SeqCst) => {
+                Step::Io(_) if self.cancelled.load(Ordering::SeqCst) && !state.changed => {
                     let cancelled = AcpFsError::cancelled();
                     self.guarded(&mut state, |op| Step::Done(Box::new(op.fail(cancelled))))
                 }
                 Step::Io(io) => {
+                    state.changed |= matches!(io, Io::MakeDirs { .. } | Io::Write { .. });
                     let files = &mut state.files;
                     let host = crate::DefaultHost; // host I/O is returned above, never performed
                     match catch_unwind(AssertUnwindSafe(|| crate::perform(&disk, &host, files, io))) {
@@ -695,7 +712,13 @@ impl HostOperation {
                         }
                     }
                 }
-                done @ Step::Done(_) => return self.to_host(&mut state, done),
+                done @ Step::Done(_) => {
+                    let step = self.to_host(&mut state, done);
+                    if let (HostStep::Done { done }, "write") = (&step, self.kind) {
+                        state.finished = Some((**done).clone());
+                    }
+                    return step;
+                }
             }
         }
     }
@@ -815,6 +838,33 @@ mod tests {
 
     fn answer(value: Value, bytes: Option<Vec<u8>>) -> Result<Answer, String> {
         serde_json::from_value::<HostAnswer>(value).map_err(|e| e.to_string())?.into_answer(bytes)
+    }
+
+    /// The disk loop wrote the file; a cancel that waited for it reports the write as it
+    /// happened (with its change record), never as cancelled.
+    #[cfg(feature = "disk")]
+    #[test]
+    fn a_cancel_after_the_disk_wrote_reports_the_write() {
+        let dir = std::env::temp_dir().join(format!("acp-fs-cancel-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let dir = dir.canonicalize().unwrap();
+        let path = dir.join("a.txt");
+        let caps =
+            json!({"symlinks": "resolvable", "stat": true, "rangedReads": true, "write": true, "makeDirs": true});
+        let engine = HostEngine::new(json!({}), caps).unwrap();
+        assert!(engine.open_session(&json!("s"), &json!(dir.to_str().unwrap()), &json!([])).is_none());
+        let params = json!({"sessionId": "s", "path": path.to_str().unwrap(), "content": "new\n"});
+        let op = engine.start("fs/write_text_file", Ok(params)).unwrap();
+        let approve = op.run_on_disk(None);
+        assert!(matches!(approve, HostStep::Io { io: Io::Approve { .. }, .. }), "{approve:?}");
+        let approved = serde_json::from_value::<HostAnswer>(json!({"approved": true})).unwrap();
+        let HostStep::Done { done } = op.run_on_disk(Some(Ok(approved))) else { panic!("the write ends") };
+        assert!(done.error.is_none(), "{done:?}");
+        let cancelled = op.cancel();
+        assert!(cancelled.error.is_none(), "the write happened: {cancelled:?}");
+        assert_eq!(cancelled.change.map(|c| c.new_text), Some("new\n".to_owned()));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new\n");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
