@@ -540,7 +540,10 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
      * The one step loop, for the built-in disk and for JS storages alike: the native disk runs a
      * request's storage io on the libuv pool (`runOnDisk`) and comes back only for the host; a JS
      * storage's io is performed here. Cancellation races every wait: the request settles at once,
-     * and no io starts after it.
+     * and no io starts after it. An io that changes something (a write, directories, an open
+     * buffer) is never abandoned halfway: once it has started, the request ends with what it did,
+     * so a write that happened is reported with its change record, not as cancelled. Files an
+     * abandoned io opens are closed once it settles.
      */
     async #loop(op, signal, session) {
       let cancelled = false;
@@ -556,8 +559,11 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
         if (signal.aborted) onAbort();
         else signal.addEventListener('abort', onAbort, { once: true });
       }
+      // Set once an io that changes something has started: from then on the request runs to
+      // its end, so that "cancelled" always means nothing was changed.
+      let committed = false;
       const race = (p) => {
-        if (!signal) return p;
+        if (!signal || committed) return p;
         // A losing promise may still reject later; that must not surface as unhandled.
         p.then(undefined, () => {});
         return cancelled ? ABORTED : Promise.race([p, aborted]);
@@ -571,6 +577,7 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
         for (;;) {
           if (step === ABORTED) return cancel();
           if (step.done) return { outcome: step.done, cause: step.done.error && lastError ? lastError : undefined };
+          if (cancelled && !committed) return cancel();
           lastError = undefined;
           const { io } = step;
           let answer = DONE;
@@ -583,15 +590,24 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
               return { answer: errorAnswer(e) };
             };
             let result;
+            committed ||= CHANGES.has(io.op);
             try {
               result = this.#perform(io, step.bytes, session);
             } catch (e) {
               result = failed(e);
             }
-            // A synchronous storage answered at once: no wait to race, but an abort its call
-            // raised still ends the request before the next io.
-            result = isThenable(result) ? await race(Promise.resolve(result).then(undefined, failed)) : cancelled ? ABORTED : result;
-            if (result === ABORTED) return cancel();
+            if (isThenable(result)) {
+              const settled = Promise.resolve(result).then(undefined, failed);
+              result = await race(settled);
+              if (result === ABORTED) {
+                if (session) settled.then(() => session.closeAll());
+                return cancel();
+              }
+            } else if (cancelled && !committed) {
+              // An abort raised during a synchronous storage call ends the request before the
+              // next io; a change the call made is still reported (stepped below).
+              return cancel();
+            }
             ({ answer, bytes } = result);
           }
           step = native ? await race(op.runOnDisk(answer)) : bytes === undefined ? op.step(answer) : op.step(answer, bytes);
@@ -626,6 +642,9 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
 }
 
 const DONE = Object.freeze({ done: true });
+
+/** The ios that change files or an open buffer: never abandoned once started. */
+const CHANGES = new Set(['write', 'makeDirs', 'writeDocument']);
 
 /** Whether a binding handed back an error value (`createEngine`) instead of what was asked for. */
 function isWireError(v) {

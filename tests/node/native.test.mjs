@@ -64,6 +64,42 @@ describe('@acp-fs/node on the native disk', () => {
     assert.equal(audits[0].outcome, 'cancelled');
   });
 
+  test('an aborted native write is reported as what it did: written (with its change) or untouched', async () => {
+    // The disk loop runs on a worker thread; an abort can land before, during or after its
+    // write. Whatever the timing, "cancelled" must mean the file was not written, and a write
+    // that happened must come back as success with its change record.
+    const path = join(dir, 'aborted.txt');
+    let onDisk = 'v-start\n';
+    nodeFs.writeFileSync(path, onDisk);
+    const changes = [];
+    const fs = makeFs({ onChange: (c) => changes.push(c.newText) });
+    const seen = { written: 0, cancelled: 0 };
+    const aborts = [(c) => c.abort(), (c) => queueMicrotask(() => c.abort()), (c) => setImmediate(() => c.abort())];
+    for (let i = 0; i < 240; i++) {
+      const content = `v${i}\n`;
+      const controller = new AbortController();
+      const pending = fs.writeTextFile({ sessionId: 's', path, content }, { signal: controller.signal });
+      aborts[i % aborts.length](controller);
+      const outcome = await pending.then(
+        () => 'written',
+        (e) => (e.code === 'cancelled' ? 'cancelled' : `${e.code}: ${e.message}`),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 2)); // a write still running would land now
+      const now = nodeFs.readFileSync(path, 'utf8');
+      if (outcome === 'written') {
+        assert.equal(now, content, `write ${i} reported done`);
+        onDisk = now;
+      } else {
+        assert.equal(outcome, 'cancelled');
+        assert.equal(now, onDisk, `write ${i} reported cancelled, yet the file changed`);
+      }
+      seen[outcome] += 1;
+    }
+    assert.equal(changes.length, seen.written, 'one change record per write that happened');
+    assert.ok(seen.cancelled > 0, 'some aborts landed before the write');
+    nodeFs.rmSync(path);
+  });
+
   test('writes are atomic replacements that keep the mode', async () => {
     const path = join(dir, 'script.sh');
     nodeFs.writeFileSync(path, '#!/bin/sh\n');

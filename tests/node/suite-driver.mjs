@@ -237,6 +237,73 @@ export function driverSuite({ AcpFs, label }) {
       assert.equal(storage.files.has('/project/x.txt'), false);
     });
 
+    test('an abort after the storage started writing reports the write, with its change record', async () => {
+      const written = deferred();
+      const done = deferred();
+      const files = new Map([['/project/a.txt', new TextEncoder().encode('old\n')]]);
+      const storage = {
+        stat: (p) => ({ isFile: () => true, isDirectory: () => false, size: files.get(p)?.length ?? 0 }),
+        readFile: (p) => files.get(p),
+        writeFile: async (p, bytes) => {
+          written.resolve();
+          await done.promise;
+          files.set(p, bytes);
+        },
+      };
+      const changes = [];
+      const fs = new AcpFs({ storage, onChange: (c) => changes.push(c) });
+      fs.openSession('s1', { cwd: '/project' });
+      const controller = new AbortController();
+      const pending = fs.writeTextFile({ sessionId: 's1', path: '/project/a.txt', content: 'new\n' }, { signal: controller.signal });
+      await written.promise;
+      controller.abort();
+      await tick();
+      done.resolve();
+      // Reported as cancelled, the editor would never learn of a change that is on disk.
+      assert.deepEqual(await pending, {});
+      assert.equal(new TextDecoder().decode(files.get('/project/a.txt')), 'new\n');
+      assert.deepEqual(
+        changes.map((c) => [c.path, c.oldText, c.newText]),
+        [['/project/a.txt', 'old\n', 'new\n']],
+      );
+    });
+
+    test('a file an abandoned open opens is closed once the open settles', async () => {
+      const opening = deferred();
+      const release = deferred();
+      let closed = 0;
+      const bytes = new TextEncoder().encode('one\n');
+      const storage = {
+        readFile: () => bytes,
+        stat: () => ({ isFile: () => true, isDirectory: () => false, size: bytes.length }),
+        open: async () => {
+          opening.resolve();
+          await release.promise;
+          return {
+            read: (buffer, offset, length, position) => {
+              const got = bytes.subarray(position, position + length);
+              buffer.set(got, offset);
+              return { bytesRead: got.length };
+            },
+            close: () => {
+              closed += 1;
+            },
+          };
+        },
+      };
+      const fs = new AcpFs({ storage });
+      fs.openSession('s1', { cwd: '/project' });
+      const controller = new AbortController();
+      const pending = fs.readTextFile({ sessionId: 's1', path: '/project/a.txt' }, { signal: controller.signal });
+      await opening.promise;
+      controller.abort();
+      assertAcpFsError(await rejection(pending), 'cancelled', -32800);
+      assert.equal(closed, 0, 'nothing was open yet');
+      release.resolve();
+      for (let i = 0; i < 5 && closed === 0; i++) await tick();
+      assert.equal(closed, 1, 'the handle the open returned after the abort is closed');
+    });
+
     test('handle(): strings in and out, objects in and out, null when not ours', async () => {
       const { fs } = mapFs(AcpFs);
       const text = await fs.handle(
