@@ -575,7 +575,8 @@ impl HostOperation {
         self.lock().audit.clone()
     }
 
-    /// Abandons the request: `-32800`, and no I/O after the last answered step.
+    /// Abandons the request: `-32800`, and no I/O after the last answered step. A write the
+    /// disk loop finished while this waited for it is reported as it happened (semantics.md §6).
     pub fn cancel(&self) -> HostOutcome {
         self.end(AcpFsError::cancelled())
     }
