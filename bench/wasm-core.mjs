@@ -45,36 +45,16 @@ async function baselineRead(storage, { path, line, limit }) {
   return { content: lines.slice(start, limit == null ? lines.length : start + limit).join('\n') };
 }
 
-/** Median time per call (ms) over `batches` batches of at least `minMs` each. */
-async function timeIt(fn, { batches = 5, minMs = 150 } = {}) {
-  for (let i = 0; i < 3; i++) await fn();
-  const per = [];
-  for (let b = 0; b < batches; b++) {
-    let n = 0;
-    const t0 = now();
-    do {
-      await fn();
-      n += 1;
-    } while (now() - t0 < minMs);
-    per.push((now() - t0) / n);
-  }
-  per.sort((a, b) => a - b);
-  return per[Math.floor(per.length / 2)];
-}
-
 /**
- * Median times per call (ms) of `a` and `b`, measured in alternating batches of at least `minMs`
- * each: a drift of the machine (another process, a GC, a clock change) then weighs on both alike,
- * where timing one after the other would charge it to whichever ran during it.
+ * Median times per call (ms) of each of `fns`, measured in alternating batches of at least
+ * `minMs` each: a drift of the machine (another process, a GC, a clock change) then weighs on all
+ * alike, where timing one after the other would charge it to whichever ran during it.
  */
-async function timePair(a, b, { batches = 9, minMs = 80 } = {}) {
-  for (let i = 0; i < 3; i++) {
-    await a();
-    await b();
-  }
-  const per = [[], []];
+async function timeAll(fns, { batches, minMs }) {
+  for (let i = 0; i < 3; i++) for (const fn of fns) await fn();
+  const per = fns.map(() => []);
   for (let round = 0; round < batches; round++) {
-    for (const [i, fn] of [a, b].entries()) {
+    for (const [i, fn] of fns.entries()) {
       let n = 0;
       const t0 = now();
       do {
@@ -84,9 +64,14 @@ async function timePair(a, b, { batches = 9, minMs = 80 } = {}) {
       per[i].push((now() - t0) / n);
     }
   }
-  const median = (xs) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)];
-  return per.map(median);
+  return per.map((xs) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)]);
 }
+
+/** Median time per call (ms) of `fn` alone. */
+const timeIt = async (fn, timing) => (await timeAll([fn], { batches: 5, minMs: 150, ...timing }))[0];
+
+/** Median times per call (ms) of `a` and `b`, in alternating batches. */
+const timePair = (a, b, timing) => timeAll([a, b], { batches: 9, minMs: 80, ...timing });
 
 /** The expected content of a window, from the text itself (lines keep their terminators). */
 function windowOf(text, line, limit) {
