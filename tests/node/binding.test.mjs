@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { makeTempDir } from './harness.mjs';
+import { headSuite } from './suite-head.mjs';
 
 const require = createRequire(import.meta.url);
 const binding = require('../../npm/node/binding.js');
@@ -345,72 +346,15 @@ describe('napi binding: Operation.step', () => {
   });
 });
 
-describe('napi binding: the open carries the head', () => {
-  const RANGED = { symlinks: 'none', stat: true, rangedReads: true, write: true, makeDirs: false };
-  const OPEN = { op: 'open', root: '/p', path: '/p/a.txt', head: 16384 };
-  const text = 'one\ntwo\n';
-  const read = (params = {}) => engine(RANGED).start('fs/read_text_file', { sessionId: 's', path: '/p/a.txt', ...params });
-
-  test('an open answered with the whole file as its head ends the read: no readAt', () => {
-    for (const wrap of [(b) => b, (b) => Buffer.from(b)]) {
-      const op = read({ line: 2 });
-      assert.deepEqual(op.step(), { io: OPEN });
-      const last = op.step({ file: 0, metadata: { kind: 'file', size: 8 }, bytes: true }, wrap(new TextEncoder().encode(text)));
-      assert.deepEqual(last, { done: { result: { content: 'two\n' }, change: null } });
-      assert.equal(op.audit().outcome, 'ok');
-      assert.equal(op.audit().bytes, 4, 'the text returned');
-    }
-    // Without the head, the same read takes its first chunk with a readAt, as before.
-    const op = read({ line: 2 });
-    op.step();
-    assert.deepEqual(op.step({ file: 0, metadata: { kind: 'file', size: 8 } }).io, { op: 'readAt', file: 0, offset: 0, length: 16384 });
-    assert.deepEqual(op.step({ bytes: true }, new TextEncoder().encode(text)).done.result, { content: 'two\n' });
-  });
-
-  test('a head shorter than the file is its first chunk: the reads go on where it ended', () => {
-    const content = 'x'.repeat(99) + '\n';
-    const whole = new TextEncoder().encode(content.repeat(200)); // 20000 bytes
-    const op = read();
-    assert.deepEqual(op.step(), { io: OPEN });
-    let step = op.step({ file: 0, metadata: { kind: 'file', size: whole.length }, bytes: true }, whole.subarray(0, 16384));
-    assert.equal(step.io?.op, 'readAt', JSON.stringify(step));
-    assert.equal(step.io.file, 0);
-    assert.equal(step.io.offset, 16384, 'on from the end of the head, not from 0');
-    while (step.io) {
-      assert.equal(step.io.op, 'readAt');
-      step = op.step({ bytes: true }, whole.subarray(step.io.offset, step.io.offset + step.io.length));
-    }
-    assert.deepEqual(step.done.result, { content: content.repeat(200) });
-  });
-
-  test('a head longer than asked for is a storage error', () => {
-    const op = read();
-    op.step();
-    const bytes = new Uint8Array(16385).fill(0x61);
-    const { done } = op.step({ file: 0, metadata: { kind: 'file', size: 20000 }, bytes: true }, bytes);
-    assert.equal(done.error.kind, 'storage_error');
-    assert.equal(done.result, undefined);
-    assert.equal(op.audit().errorKind, 'storage_error');
-    assert.equal(op.step({ bytes: true }, new Uint8Array()).done.error.kind, 'internal', 'no io after the end');
-  });
-
-  test('head bytes without an open file, or announced and not sent, are malformed answers', () => {
-    for (const [answer, bytes, why] of [
-      [{ file: null, metadata: { kind: 'file', size: 8 }, bytes: true }, new TextEncoder().encode(text), /bytes came with metadata but no open file/],
-      [{ file: null, metadata: { kind: 'directory', size: 0 }, bytes: true }, new Uint8Array(1), /bytes came with metadata but no open file/],
-      [{ file: 0, metadata: { kind: 'file', size: 8 }, bytes: true }, undefined, /malformed answer/],
-    ]) {
-      const op = read();
-      op.step();
-      const { done } = op.step(answer, bytes);
-      const what = JSON.stringify(answer);
-      assert.equal(done.error.kind, 'internal', what);
-      assert.equal(done.error.code, -32603);
-      assert.match(done.error.message, /malformed answer/, what);
-      assert.match(done.error.message, why, what);
-      assert.equal(op.audit().errorKind, 'internal');
-    }
-  });
+headSuite({
+  label: 'napi binding',
+  read: (params = {}) =>
+    engine({ symlinks: 'none', stat: true, rangedReads: true, write: true, makeDirs: false }).start('fs/read_text_file', {
+      sessionId: 's',
+      path: '/p/a.txt',
+      ...params,
+    }),
+  byteForms: [(b) => b, (b) => Buffer.from(b)],
 });
 
 describe('napi binding: agent functions', () => {
