@@ -32,17 +32,16 @@ pub(crate) struct Opened {
     pub head: Option<Bytes>,
 }
 
-/// What [`Channel::ask`] makes of an answer: `Ok` when it belongs to the request (its result,
-/// or the storage's error), `Err` handing it back when it does not.
-type Fit<T> = Result<Result<T, StorageError>, Answer>;
+/// What a request makes of an answer: its result, or `Err` handing the answer back when it does
+/// not belong to the request.
+type Fit<T> = Result<T, Answer>;
 
 impl Channel {
     /// The file's metadata; `follow`: through a final symlink.
     pub async fn stat(&self, path: &str, follow: bool) -> Result<Metadata, StorageError> {
         let io = Io::Stat { path: path.to_owned(), follow };
-        self.ask(io, |answer| match answer {
-            Answer::Metadata(meta) => Ok(Ok(meta)),
-            Answer::Err(e) => Ok(Err(e)),
+        self.ask_storage(io, |answer| match answer {
+            Answer::Metadata(meta) => Ok(meta),
             other => Err(other),
         })
         .await
@@ -50,9 +49,8 @@ impl Channel {
 
     /// The path with every symlink resolved, as the storage spells it.
     pub async fn real_path(&self, path: &str) -> Result<String, StorageError> {
-        self.ask(Io::RealPath { path: path.to_owned() }, |answer| match answer {
-            Answer::Path(real) => Ok(Ok(real)),
-            Answer::Err(e) => Ok(Err(e)),
+        self.ask_storage(Io::RealPath { path: path.to_owned() }, |answer| match answer {
+            Answer::Path(real) => Ok(real),
             other => Err(other),
         })
         .await
@@ -60,9 +58,8 @@ impl Channel {
 
     /// The whole file.
     pub async fn read_all(&self, path: &str) -> Result<Bytes, StorageError> {
-        self.ask(Io::ReadAll { path: path.to_owned() }, |answer| match answer {
-            Answer::Bytes(bytes) => Ok(Ok(bytes)),
-            Answer::Err(e) => Ok(Err(e)),
+        self.ask_storage(Io::ReadAll { path: path.to_owned() }, |answer| match answer {
+            Answer::Bytes(bytes) => Ok(bytes),
             other => Err(other),
         })
         .await
@@ -73,15 +70,14 @@ impl Channel {
     /// without an open file, or more than asked for, are a wrong answer.
     pub async fn open(&self, root: &str, path: &str, head: usize) -> Result<Opened, StorageError> {
         let io = Io::Open { root: root.to_owned(), path: path.to_owned(), head };
-        self.ask(io, |answer| match answer {
+        self.ask_storage(io, |answer| match answer {
             Answer::Opened { file, meta, head: bytes }
                 if bytes.as_ref().is_none_or(|b| file.is_some() && b.len() <= head) =>
             {
-                Ok(Ok(Opened { file, meta, head: bytes }))
+                Ok(Opened { file, meta, head: bytes })
             }
             // A storage that would not open a non-regular file may answer with its metadata alone.
-            Answer::Metadata(meta) if meta.kind != FileKind::File => Ok(Ok(Opened { file: None, meta, head: None })),
-            Answer::Err(e) => Ok(Err(e)),
+            Answer::Metadata(meta) if meta.kind != FileKind::File => Ok(Opened { file: None, meta, head: None }),
             other => Err(other),
         })
         .await
@@ -89,9 +85,8 @@ impl Channel {
 
     /// Up to `len` bytes at `offset` of an open file; more than asked for is a wrong answer.
     pub async fn read_at(&self, file: FileId, offset: u64, len: usize) -> Result<Bytes, StorageError> {
-        self.ask(Io::ReadAt { file, offset, len }, |answer| match answer {
-            Answer::Bytes(bytes) if bytes.len() <= len => Ok(Ok(bytes)),
-            Answer::Err(e) => Ok(Err(e)),
+        self.ask_storage(Io::ReadAt { file, offset, len }, |answer| match answer {
+            Answer::Bytes(bytes) if bytes.len() <= len => Ok(bytes),
             other => Err(other),
         })
         .await
@@ -100,22 +95,22 @@ impl Channel {
     /// Creates `path` and its missing parents under `root`.
     pub async fn make_dirs(&self, root: &str, path: &str) -> Result<(), StorageError> {
         let io = Io::MakeDirs { root: root.to_owned(), path: path.to_owned() };
-        self.ask(io, done).await
+        self.ask_storage(io, done).await
     }
 
     /// Replaces (or creates) the file at `path` under `root` with `bytes`.
     pub async fn write(&self, root: &str, path: &str, bytes: Vec<u8>) -> Result<(), StorageError> {
         let io = Io::Write { root: root.to_owned(), path: path.to_owned(), bytes };
-        self.ask(io, done).await
+        self.ask_storage(io, done).await
     }
 
-    // Approvals, document decisions and turns come from the host, not from storage: an error
-    // answer to them is as wrong as any other, so they take only their own variant.
+    // Approvals, document decisions and turns come from the host, not from storage: they go
+    // through `ask`, which takes no error answer.
 
     /// Whether the host approves `change`.
     pub async fn approve(&self, change: ChangeRecord) -> Result<bool, StorageError> {
         self.ask(Io::Approve { change }, |answer| match answer {
-            Answer::Approved(approved) => Ok(Ok(approved)),
+            Answer::Approved(approved) => Ok(approved),
             other => Err(other),
         })
         .await
@@ -124,7 +119,7 @@ impl Channel {
     /// What the host does with a write of `text` to the open document `path`.
     pub async fn write_document(&self, path: &str, text: String) -> Result<DocumentWrite, StorageError> {
         self.ask(Io::WriteDocument { path: path.to_owned(), text }, |answer| match answer {
-            Answer::Document(decision) => Ok(Ok(decision)),
+            Answer::Document(decision) => Ok(decision),
             other => Err(other),
         })
         .await
@@ -133,11 +128,7 @@ impl Channel {
     /// Returns once the driver has waited on `turn` (the turn may still not have come: ask
     /// the ticket).
     pub async fn wait(&self, path: &str, turn: Turn) -> Result<(), StorageError> {
-        self.ask(Io::Wait { path: path.to_owned(), turn }, |answer| match answer {
-            Answer::Done => Ok(Ok(())),
-            other => Err(other),
-        })
-        .await
+        self.ask(Io::Wait { path: path.to_owned(), turn }, done).await
     }
 
     /// The driver side: the I/O the operation asked for last, once.
@@ -155,7 +146,18 @@ impl Channel {
     async fn ask<T>(&self, io: Io, fit: impl FnOnce(Answer) -> Fit<T>) -> Result<T, StorageError> {
         let what = name(&io);
         let answer = Ask { channel: self, io: Some(io) }.await;
-        fit(answer).unwrap_or_else(|other| Err(unexpected(what, &other)))
+        fit(answer).map_err(|other| unexpected(what, &other))
+    }
+
+    /// [`Channel::ask`] for storage I/O, which the storage's own error also answers. Host I/O
+    /// (approvals, document decisions, turns) takes only its own answer: an error is as wrong
+    /// there as any other.
+    async fn ask_storage<T>(&self, io: Io, fit: impl FnOnce(Answer) -> Fit<T>) -> Result<T, StorageError> {
+        let fit = |answer| match answer {
+            Answer::Err(e) => Ok(Err(e)),
+            other => fit(other).map(Ok),
+        };
+        self.ask(io, fit).await.and_then(|result| result)
     }
 
     fn slot(&self) -> std::sync::MutexGuard<'_, Slot> {
@@ -164,11 +166,10 @@ impl Channel {
     }
 }
 
-/// The answer to an I/O that only succeeds or fails.
+/// The answer to an I/O that only succeeds (a storage's may also fail, see `ask_storage`).
 fn done(answer: Answer) -> Fit<()> {
     match answer {
-        Answer::Done => Ok(Ok(())),
-        Answer::Err(e) => Ok(Err(e)),
+        Answer::Done => Ok(()),
         other => Err(other),
     }
 }
