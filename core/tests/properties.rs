@@ -666,6 +666,9 @@ fn check_error(e: &acp_fs::AcpFsError) -> Result<(), TestCaseError> {
             "file_too_large",
             "permission_denied",
             "user_rejected",
+            // A write after a windowed read of a file the storage cannot stat: the engine cannot
+            // prove nothing changed, so it refuses (semantics.md §9).
+            "stale_write",
             "storage_error",
         ];
         let kind = e.data["errorKind"].as_str().unwrap_or("");
