@@ -140,6 +140,12 @@ impl Engine {
         self.engine.start(&method, params).map(|op| Operation { op: Arc::new(op) })
     }
 
+    /// `start` with the params as JSON text (small params: one string, not one call per member).
+    #[napi(catch_unwind)]
+    pub fn start_json(&self, method: String, params: String) -> Option<Operation> {
+        self.engine.start_json(&method, &params).map(|op| Operation { op: Arc::new(op) })
+    }
+
     /// A raw JSON-RPC message; a call comes with its operation, whose outcome carries `reply`.
     #[napi(catch_unwind, ts_return_type = "HostDispatch & { operation?: Operation }")]
     pub fn dispatch<'env>(&self, env: &'env Env, message: String) -> Result<Object<'env>> {

@@ -1,9 +1,8 @@
-//! wasm-bindgen binding of the acp-fs engine: `docs/binding-interface.md` over [`acp_fs::host`],
-//! values converted with serde (serde-wasm-bindgen; answers through their JSON text) and nothing
-//! else: rules, wording, limits and a request's lifecycle are the core's, the JSON walk the
-//! driver's. A panic aborts (a trap); the hook below keeps its message for `npm/wasm/lib/engine.mjs`.
+//! wasm-bindgen binding of the acp-fs engine: `docs/binding-interface.md` over [`acp_fs::host`], values converted
+//! with serde (serde-wasm-bindgen; answers and small params as JSON text) and nothing else: rules, wording, limits and
+//! a request's lifecycle are the core's. A panic aborts (a trap); the hook below keeps its message for the guard.
 
-use acp_fs::host::{self, agent_side, HostAnswer, HostDispatch, HostEngine, HostOperation};
+use acp_fs::host::{self, agent_side, HeldOperations, HostAnswer, HostDispatch, HostEngine, HostOperation};
 use acp_fs::AcpFsError;
 use js_sys::{ArrayBuffer, Uint8Array};
 use serde::Serialize;
@@ -42,12 +41,6 @@ fn text(value: JsValue) -> Result<String, JsValue> {
     from_value(value).map_err(|e| js_sys::TypeError::new(&reason(e)).into())
 }
 
-/// A small value read from its JSON text: one crossing, not several per member (35 for an open's).
-fn from_json<T: serde::de::DeserializeOwned>(value: &JsValue) -> Result<T, String> {
-    let text = js_sys::JSON::stringify(value).map_err(|e| format!("{e:?}"))?.as_string();
-    serde_json::from_str(&text.ok_or("not a JSON value")?).map_err(|e| e.to_string())
-}
-
 /// What an argument the engine only reads as a string is when it is no JSON value: nothing.
 fn lenient(value: JsValue) -> Value {
     from_value(value).unwrap_or_default()
@@ -64,7 +57,6 @@ pub fn host_info() -> Js {
     js(&host::info())
 }
 
-/// `-32602` naming `field`.
 #[wasm_bindgen(js_name = invalidParams, unchecked_return_type = "WireError")]
 pub fn invalid_params(field: &str, reason: &str) -> Js {
     js(&host::invalid_params(field, reason))
@@ -74,14 +66,15 @@ pub fn invalid_params(field: &str, reason: &str) -> Js {
 #[wasm_bindgen(js_name = createEngine, unchecked_return_type = "Engine | WireError")]
 pub fn create_engine(options: JsValue, caps: JsValue) -> Js {
     match arg("options", options).and_then(|options| HostEngine::new(options, arg("caps", caps)?)) {
-        Ok(engine) => Ok(Engine(engine).into()),
+        Ok(engine) => Ok(Engine(engine, HeldOperations::default()).into()),
         Err(error) => js(&error),
     }
 }
 
-/// The engine for one storage: options, sessions, open documents.
+/// The engine for one storage, and its requests in flight by number (an object each would cost a
+/// `FinalizationRegistry` entry; `npm/wasm/lib/engine.mjs` makes the driver's `Operation`s).
 #[wasm_bindgen]
-pub struct Engine(HostEngine);
+pub struct Engine(HostEngine, HeldOperations);
 
 #[wasm_bindgen]
 impl Engine {
@@ -131,17 +124,21 @@ impl Engine {
         js(&self.0.capabilities())
     }
 
-    /// `null` when `method` is not an fs method.
-    #[wasm_bindgen(unchecked_return_type = "Operation | null")]
-    pub fn start(&self, method: JsValue, params: JsValue) -> JsValue {
-        let Some(method) = method.as_string() else { return JsValue::NULL };
-        self.0.start(&method, from_value(params).map_err(reason)).map_or(JsValue::NULL, |op| Operation(op).into())
+    /// The operation's number; none when `method` is not an fs method.
+    pub fn start(&self, method: JsValue, params: JsValue) -> Option<u32> {
+        Some(self.1.hold(self.0.start(&method.as_string()?, from_value(params).map_err(reason))?))
     }
 
-    /// A raw JSON-RPC message; a call comes with its operation, whose outcome carries `reply`.
-    #[wasm_bindgen(unchecked_return_type = "HostDispatch & { operation?: Operation }")]
+    /// `start` with the params as JSON text (small params: one crossing, not one per member).
+    #[wasm_bindgen(js_name = startJson)]
+    pub fn start_json(&self, method: &str, params: &str) -> Option<u32> {
+        Some(self.1.hold(self.0.start_json(method, params)?))
+    }
+
+    /// A raw JSON-RPC message; a call comes with its operation's number.
+    #[wasm_bindgen(unchecked_return_type = "HostDispatch & { operation?: number }")]
     pub fn dispatch(&self, message: JsValue) -> Js {
-        with_operation(self.0.dispatch(&text(message)?))
+        self.with_operation(self.0.dispatch(&text(message)?))
     }
 
     /// The MCP tools of `sessionId`'s server (roots in the descriptions).
@@ -150,66 +147,64 @@ impl Engine {
         js(&self.0.mcp_tools(&text(id)?))
     }
 
-    /// One MCP message for `sessionId`'s server; a `tools/call` comes with its operation.
-    #[wasm_bindgen(js_name = mcpDispatch, unchecked_return_type = "HostDispatch & { operation?: Operation }")]
+    /// One MCP message for `sessionId`'s server; a `tools/call` comes with its operation's number.
+    #[wasm_bindgen(js_name = mcpDispatch, unchecked_return_type = "HostDispatch & { operation?: number }")]
     pub fn mcp_dispatch(&self, id: JsValue, message: JsValue) -> Js {
-        with_operation(self.0.mcp_dispatch(&text(id)?, &text(message)?))
+        self.with_operation(self.0.mcp_dispatch(&text(id)?, &text(message)?))
     }
-}
 
-fn with_operation((dispatch, op): (HostDispatch, Option<HostOperation>)) -> Js {
-    let out = js(&dispatch)?;
-    if let Some(op) = op {
-        js_sys::Reflect::set(&out, &"operation".into(), &Operation(op).into())?;
+    fn with_operation(&self, (dispatch, op): (HostDispatch, Option<HostOperation>)) -> Js {
+        let out = js(&dispatch)?;
+        op.map_or(Ok(true), |op| js_sys::Reflect::set(&out, &"operation".into(), &self.1.hold(op).into()))?;
+        Ok(out)
     }
-    Ok(out)
-}
 
-/// One request in flight.
-#[wasm_bindgen]
-pub struct Operation(HostOperation);
-
-#[wasm_bindgen]
-impl Operation {
-    /// First call: no answer needed; then the answer to the io it returned (`bytes` beside
-    /// `{bytes: true}`). A malformed answer, a step after the end or a panic: `internal`.
+    /// Operation `op`'s first step, then the answer to the io it returned as JSON text (small;
+    /// one string instead of a value read member by member), `bytes` beside `{bytes: true}`. A
+    /// malformed answer, a step after the end or a panic: `internal`.
     #[wasm_bindgen(unchecked_return_type = "HostStep")]
     pub fn step(
         &self,
-        #[wasm_bindgen(unchecked_optional_param_type = "HostAnswer")] answer: Option<JsValue>,
+        op: u32,
+        answer: Option<String>,
         #[wasm_bindgen(unchecked_optional_param_type = "Uint8Array")] bytes: Option<JsValue>,
     ) -> Js {
-        let answer = answer.map(|a| from_json::<HostAnswer>(&a));
+        let answer = answer.map(|a| serde_json::from_str::<HostAnswer>(&a).map_err(|e| e.to_string()));
         js(&match bytes.as_ref().map(copy_in) {
-            None => self.0.step(answer, None),
-            Some(Ok(Ok(bytes))) => self.0.step(answer, Some(bytes)),
-            Some(Ok(Err(len))) => self.0.step(Some(Ok(HostAnswer::bytes_do_not_fit(len))), None),
-            Some(Err(why)) => self.0.step(Some(Err(why)), None),
+            None => self.1.step(op, answer, None),
+            Some(Ok(Ok(bytes))) => self.1.step(op, answer, Some(bytes)),
+            Some(Ok(Err(len))) => self.1.step(op, Some(Ok(HostAnswer::bytes_do_not_fit(len))), None),
+            Some(Err(why)) => self.1.step(op, Some(Err(why)), None),
         })
     }
 
-    /// The audit event once the request has ended, else `null`.
+    /// Operation `op`'s audit event once the request has ended, else `null`.
     #[wasm_bindgen(unchecked_return_type = "AuditEvent | null")]
-    pub fn audit(&self) -> Js {
-        js(&self.0.audit())
+    pub fn audit(&self, op: u32) -> Js {
+        js(&self.1.audit(op))
     }
 
     /// `-32800`, and no io after the last answered step.
     #[wasm_bindgen(unchecked_return_type = "HostOutcome")]
-    pub fn cancel(&self) -> Js {
-        js(&self.0.cancel())
+    pub fn cancel(&self, op: u32) -> Js {
+        js(&self.1.cancel(op))
     }
 
     /// Params with no JSON form: `-32602` naming `field`.
     #[wasm_bindgen(unchecked_return_type = "HostOutcome")]
-    pub fn refuse(&self, field: &str, reason: &str) -> Js {
-        js(&self.0.refuse(field, reason))
+    pub fn refuse(&self, op: u32, field: &str, reason: &str) -> Js {
+        js(&self.1.refuse(op, field, reason))
     }
 
     /// The driver broke: `internal`.
     #[wasm_bindgen(unchecked_return_type = "HostOutcome")]
-    pub fn abort(&self, reason: &str) -> Js {
-        js(&self.0.abort(reason))
+    pub fn abort(&self, op: u32, reason: &str) -> Js {
+        js(&self.1.abort(op, reason))
+    }
+
+    /// Forgets operation `op` (its number may name another one later).
+    pub fn release(&self, op: u32) {
+        self.1.release(op);
     }
 }
 
@@ -244,10 +239,10 @@ fn copy_in(value: &JsValue) -> Result<Result<Vec<u8>, u64>, String> {
     };
     let mut bytes = Vec::new();
     // `Vec::with_capacity` would abort the instance on a file larger than its address space.
-    match usize::try_from(len as u64).map(|len| bytes.try_reserve_exact(len).map(|()| len)) {
-        Ok(Ok(len)) => bytes.resize(len, 0),
-        _ => return Ok(Err(len as u64)),
-    }
+    let Ok(Ok(n)) = usize::try_from(len as u64).map(|n| bytes.try_reserve_exact(n).map(|()| n)) else {
+        return Ok(Err(len as u64));
+    };
+    bytes.resize(n, 0);
     view.copy_to(&mut bytes);
     Ok(Ok(bytes))
 }

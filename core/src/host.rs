@@ -41,6 +41,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
+mod held;
+pub use held::HeldOperations;
+
 /// How deep a value from a host may nest, and how many values it may hold (semantics.md §8.1):
 /// serde_json's recursion limit, and a budget that keeps a DAG of shared objects (small in
 /// memory, 2^60 values once walked) from hanging the conversion.
@@ -419,6 +422,21 @@ impl HostEngine {
             }
         };
         op.map(|op| HostOperation::new(op, None))
+    }
+
+    /// [`start`](Self::start) with the params as JSON text: for small params one string crosses
+    /// from JS instead of a value converted member by member (a wasm import per type probe).
+    ///
+    /// ```
+    /// # use acp_fs::host::HostEngine;
+    /// # use serde_json::json;
+    /// let engine = HostEngine::new(json!({"roots": ["/p"]}), json!({"symlinks": "none"})).unwrap();
+    /// let op = engine.start_json("fs/read_text_file", r#"{"sessionId": "s", "path": "/p/a.txt"}"#);
+    /// assert!(op.is_some());
+    /// assert!(engine.start_json("fs/unknown", "{}").is_none());
+    /// ```
+    pub fn start_json(&self, method: &str, params: &str) -> Option<HostOperation> {
+        self.start(method, serde_json::from_str(params).map_err(|e| e.to_string()))
     }
 
     /// Classifies one raw JSON-RPC message, and starts the request if it is an fs call.

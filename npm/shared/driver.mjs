@@ -180,11 +180,14 @@ function jsonValue(value) {
   }
 }
 
+/** A number as JSON carries it: `NaN` and the infinities have no JSON form and are sent as `null`. */
+const finite = (n) => (Number.isFinite(n) ? n : null);
+
 /**
  * Params as a JSON-RPC peer would have sent them, decided here rather than by each binding's
  * value conversion: `undefined`, functions and symbols are absent (as `JSON.stringify` leaves
- * them out); a bigint becomes an object, which every field refuses in its turn (strict) or
- * ignores (lenient). Top-level strings such as a write's `content` are passed without a copy.
+ * them out); `NaN` and the infinities are `null` (as JSON sends them); a bigint becomes an
+ * object, which every field refuses in its turn (strict) or ignores (lenient). Top-level strings such as a write's `content` are passed without a copy.
  */
 function jsonParams(params) {
   if (params === null || params === undefined) return null;
@@ -194,32 +197,45 @@ function jsonParams(params) {
   const out = {};
   for (const [key, v] of Object.entries(params)) {
     if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
-    out[key] = v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? v : jsonValue(v);
+    out[key] = v === null || typeof v === 'string' || typeof v === 'boolean' ? v : typeof v === 'number' ? finite(v) : jsonValue(v);
   }
   return out;
 }
 
 /**
+ * Flat params whose strings hold at most this many UTF-16 units cross as JSON text
+ * (`Engine.startJson`): one string instead of a value converted member by member, which in wasm
+ * is several imports per member. Larger ones (a write's `content`) cross as values, where JSON
+ * would escape and copy the text twice more.
+ */
+const JSON_PARAMS_MAX = 1024;
+
+/**
  * The common case in one pass: params of well-formed strings, numbers, booleans and nulls (the
- * usual `{sessionId, path, line, limit}`) need no walk, and come out as `jsonParams` makes them.
- * `undefined` for anything else, which the walk and `jsonParams` then decide.
+ * usual `{sessionId, path, line, limit}`) need no walk, and come out as `jsonParams` makes them:
+ * as JSON text when they are small (`JSON_PARAMS_MAX`), else as an object. `undefined` for
+ * anything else, which the walk and `jsonParams` then decide.
  */
 function flatParams(params) {
   if (params === null || typeof params !== 'object' || Array.isArray(params) || ArrayBuffer.isView(params)) return undefined;
-  let entries;
+  const out = {};
+  let units = 0;
   try {
-    entries = Object.entries(params);
+    for (const key of Object.keys(params)) {
+      if (!isWellFormed(key)) return undefined;
+      const v = params[key];
+      const type = typeof v;
+      units += key.length;
+      if (type === 'string' ? isWellFormed(v) : type === 'number' || type === 'boolean' || v === null) {
+        out[key] = type === 'number' ? finite(v) : v;
+        if (type === 'string') units += v.length;
+      } else if (type !== 'undefined' && type !== 'function' && type !== 'symbol') return undefined;
+    }
   } catch {
+    // A getter or proxy that throws: the walk names the field.
     return undefined;
   }
-  const out = {};
-  for (const [key, v] of entries) {
-    if (!isWellFormed(key)) return undefined;
-    const type = typeof v;
-    if (type === 'string' ? isWellFormed(v) : type === 'number' || type === 'boolean' || v === null) out[key] = v;
-    else if (type !== 'undefined' && type !== 'function' && type !== 'symbol') return undefined;
-  }
-  return out;
+  return units <= JSON_PARAMS_MAX ? JSON.stringify(out) : out;
 }
 
 /** Host-side calls take strings; anything else is the caller's error, named like a param error. */
@@ -492,7 +508,10 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
         // engine still reports the request (audit event) with what the params did say.
         const flat = flatParams(params);
         const refused = flat === undefined ? notJson(params) : undefined;
-        const op = this.#engine.start(method, refused ? echoParams(params) : (flat ?? jsonParams(params)));
+        const op =
+          typeof flat === 'string'
+            ? this.#engine.startJson(method, flat)
+            : this.#engine.start(method, refused ? echoParams(params) : (flat ?? jsonParams(params)));
         if (!op) throw internalError(`${method} is not an fs method of this engine`);
         const outcome = await this.#run(op, signal, refused);
         if (outcome.error) throw new AcpFsError(outcome.error, outcome.cause);

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { makeTempDir } from './harness.mjs';
 import { headSuite } from './suite-head.mjs';
+import { startSuite } from './suite-start.mjs';
 
 const require = createRequire(import.meta.url);
 const binding = require('../../npm/node/binding.js');
@@ -36,7 +37,7 @@ describe('napi binding: exports', () => {
     const methods = (C) => Object.getOwnPropertyNames(C.prototype).filter((k) => k !== 'constructor').sort();
     assert.deepEqual(
       methods(Engine),
-      ['openSession', 'closeSession', 'openDocument', 'documentReloaded', 'documentSaved', 'documentVersion', 'closeDocument', 'document', 'capabilities', 'start', 'dispatch', 'mcpTools', 'mcpDispatch'].sort(),
+      ['openSession', 'closeSession', 'openDocument', 'documentReloaded', 'documentSaved', 'documentVersion', 'closeDocument', 'document', 'capabilities', 'start', 'startJson', 'dispatch', 'mcpTools', 'mcpDispatch'].sort(),
     );
     assert.deepEqual(methods(Operation), ['step', 'audit', 'cancel', 'refuse', 'abort', 'runOnDisk'].sort());
     // Engines come from createEngine, operations from an engine.
@@ -355,6 +356,15 @@ headSuite({
       ...params,
     }),
   byteForms: [(b) => b, (b) => Buffer.from(b)],
+});
+
+startSuite({
+  label: 'napi binding',
+  engine() {
+    const e = engine({ symlinks: 'none', stat: true, rangedReads: true, write: true, makeDirs: true });
+    assert.equal(e.openSession('s', '/p', []), null);
+    return e;
+  },
 });
 
 describe('napi binding: agent functions', () => {

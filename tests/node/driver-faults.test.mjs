@@ -39,6 +39,9 @@ function fakeBinding(operation) {
     start() {
       return operation();
     }
+    startJson() {
+      return operation();
+    }
     dispatch(message) {
       return JSON.parse(message).kind;
     }

@@ -91,6 +91,16 @@ export function driverSuite({ AcpFs, label }) {
       assert.deepEqual(await lenient.readTextFile({ sessionId: 's1', path: '/project/l.txt', line: 2n, limit: 1 }), {
         content: 'a\n',
       });
+      // NaN and the infinities are sent as null by JSON: absent, whichever way the params cross
+      // (small flat params as JSON text, large ones as values, nested ones after the walk).
+      const whole = await fs.readTextFile({ sessionId: 's1', path: '/project/a.txt' });
+      const padded = { _meta: { note: 'x'.repeat(2000) } };
+      for (const extra of [{}, { pad: 'x'.repeat(2000) }, padded]) {
+        for (const odd of [NaN, Infinity, -Infinity]) {
+          const params = { sessionId: 's1', path: '/project/a.txt', line: odd, limit: odd, ...extra };
+          assert.deepEqual(await fs.readTextFile(params), whole, `${odd} ${Object.keys(extra)}`);
+        }
+      }
       // A cyclic _meta is not JSON either.
       const meta = {};
       meta.self = meta;

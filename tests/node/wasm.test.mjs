@@ -22,6 +22,7 @@ import { fromOPFS, overlay, realpathByLinks } from '../../npm/adapters/index.mjs
 import { loadVectors, makeTempDir, MapStorage, parityView, runVector } from './harness.mjs';
 import { wasmBackends } from './wasm-backends.mjs';
 import { headSuite } from './suite-head.mjs';
+import { startSuite } from './suite-start.mjs';
 
 const ROOT = join(fileURLToPath(import.meta.url), '..', '..', '..');
 const enc = new TextEncoder();
@@ -482,13 +483,26 @@ headSuite({
   byteForms: [(b) => b, (b) => b.buffer, (b) => Buffer.from(b)],
 });
 
+startSuite({
+  label: 'binding',
+  engine() {
+    const engine = newEngine({}, { ...PLAIN_CAPS, rangedReads: true, write: true, makeDirs: true });
+    assert.equal(engine.openSession('s', '/p', []), null);
+    return engine;
+  },
+});
+
 describe('binding: traps', () => {
   // A stand-in for the generated module whose calls trap the way wasm does; the guard is what is
   // under test (a real panic cannot be provoked: the binding has no panicking path). Its hostInfo
   // is the real one, so the errors below are the core's template.
   function fakeModule({ panic, ...extra }) {
     const state = { panic, taken: 0, calls: 0, infos: 0, audits: 0 };
-    class RawOperation {
+    // Operations are the raw engine's numbers.
+    class RawEngine {
+      start() {
+        return 7;
+      }
       step() {
         state.calls += 1;
         throw new WebAssembly.RuntimeError('unreachable');
@@ -500,13 +514,8 @@ describe('binding: traps', () => {
       cancel() {
         throw new WebAssembly.RuntimeError('unreachable');
       }
-      free() {
+      release() {
         throw new Error('recursive use of an object detected which would lead to unsafe aliasing in rust');
-      }
-    }
-    class RawEngine {
-      start() {
-        return new RawOperation();
       }
       openSession() {
         throw new RangeError('Maximum call stack size exceeded');
@@ -576,7 +585,7 @@ describe('binding: traps', () => {
     assert.equal(op.audit().errorKind, 'internal', 'still the event of the trap');
     assert.equal(fake.state.calls, 1, 'a trapped operation is not entered again');
     assert.equal(fake.state.audits, 0, 'its audit() is not entered either');
-    op.free(); // the raw object is stuck borrowed after a trap: freeing it must not throw
+    op.free(); // the raw engine is stuck borrowed after a trap: releasing the operation must not throw
     assert.deepEqual(engine.capabilities(), { readTextFile: true, writeTextFile: true }, 'still serving');
     assert.throws(() => engine.dispatch(5), TypeError, 'ordinary errors pass through untouched');
     assert.equal(fake.state.infos, 1, 'the template was fetched once, at load');
@@ -606,7 +615,7 @@ describe('binding: traps', () => {
 
   test('audit() is guarded too: a trap in it ends the operation, and the event is the guard’s', () => {
     const fake = fakeModule({ panic: 'panicked at core/src/host.rs:1:1: boom' });
-    class RawOperation {
+    class RawEngine extends fake.raw.Engine {
       audit() {
         throw new WebAssembly.RuntimeError('unreachable');
       }
@@ -614,12 +623,7 @@ describe('binding: traps', () => {
         fake.state.calls += 1;
         return { io: { op: 'readAll', path: '/p/a.txt' } };
       }
-      free() {}
-    }
-    class RawEngine extends fake.raw.Engine {
-      start() {
-        return new RawOperation();
-      }
+      release() {}
     }
     fake.raw.Engine = RawEngine;
     fake.raw.createEngine = () => new RawEngine();
@@ -667,11 +671,6 @@ describe('binding: traps', () => {
     const trap = () => {
       throw new WebAssembly.RuntimeError('unreachable');
     };
-    class RawOperation {
-      refuse = trap;
-      abort = trap;
-      free() {}
-    }
     const fake = fakeModule({
       toolResult: trap,
       checkToolArguments: trap,
@@ -680,8 +679,11 @@ describe('binding: traps', () => {
     });
     class RawEngine extends fake.raw.Engine {
       mcpTools = trap;
+      refuse = trap;
+      abort = trap;
+      release() {}
       mcpDispatch() {
-        return { kind: 'call', id: '1', method: 'fs/write_text_file', operation: new RawOperation() };
+        return { kind: 'call', id: '1', method: 'fs/write_text_file', operation: 3 };
       }
     }
     fake.raw.Engine = RawEngine;

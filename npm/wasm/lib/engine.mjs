@@ -19,6 +19,20 @@
 const isTrap = (e) => e instanceof WebAssembly.RuntimeError || e instanceof RangeError;
 
 const str = (v) => (typeof v === 'string' ? v : null);
+
+/**
+ * An io's answer as the raw `step` takes it: its JSON text (one string into wasm, where the
+ * value itself would be read member by member), or `undefined` for none. What has no JSON text
+ * becomes text the engine refuses as a malformed answer, as it refuses any other.
+ */
+function answerText(answer) {
+  if (answer === undefined || answer === null) return undefined;
+  try {
+    return JSON.stringify(answer) ?? '';
+  } catch {
+    return '';
+  }
+}
 const u32 = (v) => (Number.isInteger(v) && v >= 0 && v <= 0xffffffff ? v : null);
 
 /**
@@ -73,6 +87,8 @@ export function guardBinding(raw) {
 
   /** The audit event of a request the engine could not finish: it echoes what the params said. */
   function trapAudit(error, method, params) {
+    // `startJson` params: read from their JSON text only now.
+    if (typeof params === 'function') params = params();
     const p = params !== null && typeof params === 'object' ? params : {};
     return {
       op: method === info.writeMethod ? 'write' : 'read',
@@ -97,8 +113,12 @@ export function guardBinding(raw) {
     }
   }
 
+  /** A request in flight: the raw engine names it by number (no wasm-bindgen object, whose
+   *  `FinalizationRegistry` entry would cost more than a small read's work); this is its object. */
   class Operation {
-    #raw;
+    #engine;
+    /** The raw engine's number for it; `null` once freed (or a trap at the start). */
+    #id;
     #method;
     #params;
     /** Why the next call reports a trap instead of asking the engine (a trap at the start). */
@@ -108,8 +128,9 @@ export function guardBinding(raw) {
     /** The audit event of a request a trap ended (the engine cannot give it). */
     #audit;
 
-    constructor(rawOperation, method, params, pending) {
-      this.#raw = rawOperation;
+    constructor(rawEngine, id, method, params, pending) {
+      this.#engine = rawEngine;
+      this.#id = id;
       this.#method = method;
       this.#params = params;
       this.#pending = pending;
@@ -119,27 +140,27 @@ export function guardBinding(raw) {
       const early = this.#early();
       if (early) return { done: early };
       return guard(
-        () => this.#raw.step(answer, bytes),
+        () => this.#engine.step(this.#id, answerText(answer), bytes),
         (message) => ({ done: this.#end(message) }),
       );
     }
 
     cancel() {
-      return this.#early() ?? guard(() => this.#raw.cancel(), (message) => this.#end(message));
+      return this.#early() ?? guard(() => this.#engine.cancel(this.#id), (message) => this.#end(message));
     }
 
     refuse(field, reason) {
-      return this.#early() ?? guard(() => this.#raw.refuse(field, reason), (message) => this.#end(message));
+      return this.#early() ?? guard(() => this.#engine.refuse(this.#id, field, reason), (message) => this.#end(message));
     }
 
     abort(reason) {
-      return this.#early() ?? guard(() => this.#raw.abort(reason), (message) => this.#end(message));
+      return this.#early() ?? guard(() => this.#engine.abort(this.#id, reason), (message) => this.#end(message));
     }
 
     audit() {
-      if (this.#audit === undefined && this.#raw !== null) {
+      if (this.#audit === undefined && this.#id !== null) {
         const audit = guard(
-          () => this.#raw.audit(),
+          () => this.#engine.audit(this.#id),
           (message) => void this.#end(message),
         );
         if (audit !== undefined) return audit;
@@ -147,12 +168,17 @@ export function guardBinding(raw) {
       return this.#audit ?? null;
     }
 
-    /** Frees the wasm memory now instead of at garbage collection. */
+    /** Releases the engine's hold on the request (the driver does, once it has ended). */
     free() {
-      const rawOperation = this.#raw;
-      this.#raw = null;
+      const id = this.#id;
+      this.#id = null;
       this.#ended = true;
-      release(rawOperation);
+      if (id === null || disabled !== undefined) return;
+      try {
+        this.#engine.release(id);
+      } catch {
+        // The engine was freed first: it held nothing any more.
+      }
     }
 
     #early() {
@@ -173,9 +199,9 @@ export function guardBinding(raw) {
     }
   }
 
-  /** A dispatch result with its operation (if any) guarded too. */
-  function dispatched(d) {
-    if (d.operation !== undefined) d.operation = new Operation(d.operation, d.method, undefined);
+  /** A dispatch result with its operation (if any) as an object. */
+  function dispatched(rawEngine, d) {
+    if (d.operation !== undefined) d.operation = new Operation(rawEngine, d.operation, d.method, undefined);
     return d;
   }
 
@@ -225,20 +251,26 @@ export function guardBinding(raw) {
     }
 
     start(method, params) {
+      return this.#started(method, params, () => this.#raw.start(method, params));
+    }
+
+    startJson(method, params) {
+      return this.#started(method, () => JSON.parse(params), () => this.#raw.startJson(method, params));
+    }
+
+    /** The guarded operation `start` gave; `params` (or a function reading them) for a trap's audit. */
+    #started(method, params, start) {
       let trapped;
-      const op = guard(
-        () => this.#raw.start(method, params),
-        (message) => {
-          trapped = message;
-          return null;
-        },
-      );
-      if (trapped !== undefined) return new Operation(null, method, params, trapped);
-      return op === null ? null : new Operation(op, method, params);
+      const op = guard(start, (message) => {
+        trapped = message;
+        return null;
+      });
+      if (trapped !== undefined) return new Operation(this.#raw, null, method, params, trapped);
+      return op === undefined ? null : new Operation(this.#raw, op, method, params);
     }
 
     dispatch(message) {
-      return dispatched(guard(() => this.#raw.dispatch(message), throwInternal));
+      return dispatched(this.#raw, guard(() => this.#raw.dispatch(message), throwInternal));
     }
 
     mcpTools(sessionId) {
@@ -246,7 +278,7 @@ export function guardBinding(raw) {
     }
 
     mcpDispatch(sessionId, message) {
-      return dispatched(guard(() => this.#raw.mcpDispatch(sessionId, message), throwInternal));
+      return dispatched(this.#raw, guard(() => this.#raw.mcpDispatch(sessionId, message), throwInternal));
     }
 
     /** Frees the wasm memory now instead of at garbage collection. */

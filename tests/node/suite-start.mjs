@@ -1,0 +1,61 @@
+// `Engine.startJson`: the params of a request as JSON text (the driver's form for small flat
+// params), through a binding's low-level interface. One suite for the napi addon
+// (binding.test.mjs) and the wasm module (wasm.test.mjs): either form starts the same request.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+
+/** Steps `op` to its end with no storage: every io is answered "not found". */
+function run(op) {
+  const steps = [];
+  let step = op.step();
+  while (!step.done) {
+    steps.push(step.io);
+    step = op.step({ error: { code: 'ENOENT', message: 'no such file' } });
+  }
+  return { steps, done: step.done, audit: op.audit() };
+}
+
+/** `engine()` gives an engine with session `s` on root `/p`. */
+export function startSuite({ label, engine }) {
+  describe(`${label}: startJson`, () => {
+    test('an operation for the fs methods, null otherwise', () => {
+      const e = engine();
+      assert.notEqual(e.startJson('fs/read_text_file', '{"sessionId":"s","path":"/p/a"}'), null);
+      assert.notEqual(e.startJson('fs/write_text_file', 'null'), null);
+      assert.equal(e.startJson('session/prompt', '{}'), null);
+    });
+
+    test('params as JSON text start the same request as params as values', () => {
+      const e = engine();
+      const cases = [
+        ['fs/read_text_file', { sessionId: 's', path: '/p/a.txt' }],
+        ['fs/read_text_file', { sessionId: 's', path: '/p/a.txt', line: 3, limit: 2 }],
+        ['fs/read_text_file', { sessionId: 's', path: '/p/a.txt', line: 0 }],
+        ['fs/read_text_file', { sessionId: 's', path: '/p/a.txt', line: 2 ** 60 }],
+        ['fs/read_text_file', { sessionId: 's', path: '/p/a.txt', limit: 1.5 }],
+        ['fs/read_text_file', { sessionId: 's', path: 'relative.txt' }],
+        ['fs/read_text_file', { sessionId: 'other', path: '/p/a.txt' }],
+        ['fs/read_text_file', { sessionId: 's', path: '/elsewhere/a.txt' }],
+        ['fs/write_text_file', { sessionId: 's', path: '/p/a.txt', content: 'é\r\n' }],
+        ['fs/write_text_file', { sessionId: 's', path: '/p/a.txt' }],
+        ['fs/read_text_file', []],
+      ];
+      for (const [method, params] of cases) {
+        const asValues = run(e.start(method, params));
+        const asText = run(e.startJson(method, JSON.stringify(params)));
+        assert.deepEqual(asText, asValues, `${method} ${JSON.stringify(params)}`);
+      }
+    });
+
+    test('text that is not JSON ends the request as internal, reported like any request', () => {
+      for (const text of ['{"sessionId":', '', '{"path":"\\ud800"}']) {
+        const op = engine().startJson('fs/read_text_file', text);
+        const { done } = op.step();
+        assert.equal(done.error.kind, 'internal');
+        assert.match(done.error.message, /the driver sent params that are not JSON/);
+        assert.equal(op.audit().outcome, 'error');
+      }
+    });
+  });
+}
