@@ -526,7 +526,7 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
      * Never rejects: every failure is an outcome (`cause` is the host error that ended it).
      */
     async #run(op, signal, refused) {
-      const started = now();
+      const started = this.#hooks.onAudit ? now() : 0;
       let outcome;
       let cause;
       const session = this.#native || refused ? null : new StorageSession(this.#storage);

@@ -67,12 +67,13 @@ function metadataOf(stats) {
   // Bigint stats (the disk adapter's) keep nanoseconds: whole milliseconds would let two
   // versions written within one millisecond look the same.
   const modified = typeof stats?.mtimeNs === 'bigint' ? Number(stats.mtimeNs) / 1e6 : Number(stats?.mtimeMs);
-  return {
+  const out = {
     kind: kindOf(stats),
     size: Number.isFinite(size) && size >= 0 ? size : 0,
     links: Number.isFinite(links) && links >= 1 ? links : 1,
-    ...(Number.isFinite(modified) && modified >= 0 ? { modifiedMs: modified } : {}),
   };
+  if (Number.isFinite(modified) && modified >= 0) out.modifiedMs = modified;
+  return out;
 }
 
 const metadata = (stats) => ({ metadata: metadataOf(stats) });
