@@ -297,6 +297,11 @@ pub enum HostStep {
         #[serde(skip_serializing_if = "Option::is_none", with = "serde_bytes")]
         #[cfg_attr(feature = "ts", ts(optional, type = "Uint8Array"))]
         bytes: Option<Vec<u8>>,
+        /// Performing the io changes files or an open buffer: once the driver has started it,
+        /// a cancellation no longer abandons the request.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        #[cfg_attr(feature = "ts", ts(optional, type = "true"))]
+        changes: bool,
     },
     Done {
         done: Box<HostOutcome>,
@@ -667,11 +672,12 @@ impl HostOperation {
 
     /// An io as a host sees it: a write's bytes taken out to travel beside it.
     fn to_host_io(io: Io) -> HostStep {
+        let changes = io.changes();
         match io {
             Io::Write { root, path, bytes } => {
-                HostStep::Io { io: Io::Write { root, path, bytes: Vec::new() }, bytes: Some(bytes) }
+                HostStep::Io { io: Io::Write { root, path, bytes: Vec::new() }, bytes: Some(bytes), changes }
             }
-            io => HostStep::Io { io, bytes: None },
+            io => HostStep::Io { io, bytes: None, changes },
         }
     }
 
@@ -720,7 +726,7 @@ impl HostOperation {
                     self.guarded(&mut state, |op| Step::Done(Box::new(op.fail(cancelled))))
                 }
                 Step::Io(io) => {
-                    state.changed |= matches!(io, Io::MakeDirs { .. } | Io::Write { .. });
+                    state.changed |= io.changes();
                     let files = &mut state.files;
                     let host = crate::DefaultHost; // host I/O is returned above, never performed
                     match catch_unwind(AssertUnwindSafe(|| crate::perform(&disk, &host, files, io))) {
@@ -898,12 +904,25 @@ mod tests {
             json!({"io": {"op": "open", "root": "/p", "path": "/p/a", "head": 16384}})
         );
         // A write's bytes travel beside the request, never inside it.
-        let HostStep::Io { io: Io::Write { bytes: inside, .. }, bytes } =
+        let HostStep::Io { io: Io::Write { bytes: inside, .. }, bytes, changes } =
             HostOperation::to_host_io(Io::Write { root: "/p".into(), path: "/p/a".into(), bytes: vec![1, 2] })
         else {
             panic!("a write stays a write")
         };
-        assert_eq!((inside, bytes), (Vec::new(), Some(vec![1, 2])));
+        assert_eq!((inside, bytes, changes), (Vec::new(), Some(vec![1, 2]), true));
+        // What changes files or a buffer says so on the wire; nothing else carries the member.
+        assert_eq!(
+            io(Io::MakeDirs { root: "/p".into(), path: "/p/d".into() }),
+            json!({"io": {"op": "makeDirs", "root": "/p", "path": "/p/d"}, "changes": true})
+        );
+        assert_eq!(
+            io(Io::WriteDocument { path: "/p/a".into(), text: "x".into() }),
+            json!({"io": {"op": "writeDocument", "path": "/p/a", "text": "x"}, "changes": true})
+        );
+        assert_eq!(
+            io(Io::Stat { path: "/p/a".into(), follow: true }),
+            json!({"io": {"op": "stat", "path": "/p/a", "follow": true}})
+        );
     }
 
     #[test]

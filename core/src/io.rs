@@ -77,6 +77,14 @@ pub enum Io {
     },
 }
 
+impl Io {
+    /// Whether performing it changes files or an open buffer. Once such an io has started, the
+    /// request runs to its end: a request reported cancelled has changed nothing (semantics.md §6).
+    pub fn changes(&self) -> bool {
+        matches!(self, Io::MakeDirs { .. } | Io::Write { .. } | Io::WriteDocument { .. })
+    }
+}
+
 /// The answer to an [`Io`]; each request expects its own variant (or `Err`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Answer {

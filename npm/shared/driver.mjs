@@ -560,9 +560,9 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
      * request's storage io on the libuv pool (`runOnDisk`) and comes back only for the host; a JS
      * storage's io is performed here. Cancellation races every wait: the request settles at once,
      * and no io starts after it. An io that changes something (a write, directories, an open
-     * buffer) is never abandoned halfway: once it has started, the request ends with what it did,
-     * so a write that happened is reported with its change record, not as cancelled. Files an
-     * abandoned io opens are closed once it settles.
+     * buffer: the engine marks its step `changes`) is never abandoned halfway: once it has
+     * started, the request ends with what it did, so a write that happened is reported with its
+     * change record, not as cancelled. Files an abandoned io opens are closed once it settles.
      */
     async #loop(op, signal, session) {
       let cancelled = false;
@@ -609,7 +609,7 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
               return { answer: errorAnswer(e) };
             };
             let result;
-            committed ||= CHANGES.has(io.op);
+            committed ||= step.changes === true;
             try {
               result = this.#perform(io, step.bytes, session);
             } catch (e) {
@@ -661,9 +661,6 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
 }
 
 const DONE = Object.freeze({ done: true });
-
-/** The ios that change files or an open buffer: never abandoned once started. */
-const CHANGES = new Set(['write', 'makeDirs', 'writeDocument']);
 
 /** Whether a binding handed back an error value (`createEngine`) instead of what was asked for. */
 function isWireError(v) {

@@ -25,7 +25,12 @@ export type HostMetadata = { kind: FileKind, size: number, links?: number, modif
 
 export type HostOutcome = { result?: Response, error?: AcpFsError, change: ChangeRecord | null, reply?: string, };
 
-export type HostStep = { io: Io, bytes?: Uint8Array, } | { done: HostOutcome, };
+export type HostStep = { io: Io, bytes?: Uint8Array, 
+/**
+ * Performing the io changes files or an open buffer: once the driver has started it,
+ * a cancellation no longer abandons the request.
+ */
+changes?: true, } | { done: HostOutcome, };
 
 export type HostDispatch = { "kind": "notMine" } | { "kind": "reply", reply: string, } | { "kind": "cancel", id: string, } | { "kind": "call", id: string, method: 'fs/read_text_file' | 'fs/write_text_file', };
 
