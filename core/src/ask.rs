@@ -192,8 +192,19 @@ fn name(io: &Io) -> &'static str {
 }
 
 /// A driver answered with the wrong kind of value: a bug in the driver, reported, not panicked.
+/// The report names the kind of answer, never its contents: bytes may be a whole file.
 fn unexpected(what: &str, answer: &Answer) -> StorageError {
-    StorageError::new(StorageErrorKind::Other, format!("driver answered {what} with {answer:?}"))
+    let kind = match answer {
+        Answer::Metadata(_) => "metadata".to_owned(),
+        Answer::Opened { .. } => "an opened file".to_owned(),
+        Answer::Path(_) => "a path".to_owned(),
+        Answer::Bytes(bytes) => format!("{} bytes", bytes.len()),
+        Answer::Done => "done".to_owned(),
+        Answer::Approved(_) => "an approval".to_owned(),
+        Answer::Document(_) => "a document decision".to_owned(),
+        Answer::Err(_) => "an error".to_owned(),
+    };
+    StorageError::new(StorageErrorKind::Other, format!("driver answered {what} with {kind}"))
 }
 
 struct Ask<'a> {

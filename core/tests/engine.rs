@@ -61,6 +61,14 @@ fn wrong_answers_become_errors_not_panics() {
     let e = outcome.result.unwrap_err();
     assert_eq!(e.code, -32603);
     assert_eq!(e.data["errorKind"], "storage_error");
+    assert!(e.message.contains("driver answered real_path with an approval"), "{}", e.message);
+    // The report names what came, never its contents: the bytes may be a whole file.
+    let mut op = fs.read_text_file(json!({"sessionId": "s", "path": "/p/a.txt"}));
+    op.start();
+    let Step::Done(outcome) = op.resume(Answer::Bytes(vec![b'x'; 100_000].into())) else { panic!() };
+    let e = outcome.result.unwrap_err();
+    assert!(e.message.contains("driver answered real_path with 100000 bytes"), "{}", e.message);
+    assert!(e.message.len() < 200, "{}", e.message);
 }
 
 #[test]
