@@ -66,7 +66,9 @@ pub struct Options {
     pub deny: Vec<String>,
     /// When set, only files with these extensions (no dot, any case) are served.
     pub allow_extensions: Option<Vec<String>>,
+    #[serde(deserialize_with = "byte_count")]
     pub max_read_bytes: u64,
+    #[serde(deserialize_with = "byte_count")]
     pub max_write_bytes: u64,
     /// Reads outside the roots answer `-32002`, as Zed does.
     pub zed_compat: bool,
@@ -83,12 +85,15 @@ pub struct Options {
     pub refuse_hardlinks: bool,
     /// Memory the line index may hold, for all files together (semantics.md §8 "Line
     /// index"); the least recently used files are forgotten first. 0 turns it off.
+    #[serde(deserialize_with = "byte_count")]
     pub line_index_bytes: u64,
     /// Stale writes (semantics.md §9): `merge` (default), `reject` or `overwrite`.
     pub on_conflict: OnConflict,
     /// The read ledger keeps a whole-file read's text up to this size (a digest beyond it).
+    #[serde(deserialize_with = "byte_count")]
     pub ledger_file_bytes: u64,
     /// Each session's read ledger stays under this many bytes (least recently used first out).
+    #[serde(deserialize_with = "byte_count")]
     pub ledger_session_bytes: u64,
 }
 
@@ -137,6 +142,34 @@ impl Options {
     }
 }
 
+/// A byte count. A JS number past 2^31 crosses some bindings as a float (napi), so `5e9` is the
+/// integer 5000000000 however it came; a fraction, a negative or a number past `u64` is refused.
+fn byte_count<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    use serde::de::{Error, Unexpected, Visitor};
+    struct Count;
+    impl Visitor<'_> for Count {
+        type Value = u64;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("u64")
+        }
+        fn visit_u64<E: Error>(self, v: u64) -> Result<u64, E> {
+            Ok(v)
+        }
+        fn visit_i64<E: Error>(self, v: i64) -> Result<u64, E> {
+            u64::try_from(v).map_err(|_| E::invalid_value(Unexpected::Signed(v), &self))
+        }
+        fn visit_f64<E: Error>(self, v: f64) -> Result<u64, E> {
+            // 2^64, the first float past u64::MAX, and everything above it are refused.
+            if v.fract() == 0.0 && (0.0..18_446_744_073_709_551_616.0).contains(&v) {
+                Ok(v as u64)
+            } else {
+                Err(E::invalid_type(Unexpected::Float(v), &self))
+            }
+        }
+    }
+    d.deserialize_any(Count)
+}
+
 fn deny_rules<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
     #[derive(Deserialize)]
     #[serde(untagged)]
@@ -174,5 +207,33 @@ impl Policy {
         let extra_roots = parse_all("extraRoots", &options.extra_roots)?;
         let deny = DenyList::new(&options.deny, options.allow_extensions.as_deref());
         Ok(Policy { options, deny, default_roots, extra_roots })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn byte_counts_are_whole_numbers_however_they_crossed() {
+        // napi hands JS numbers past 2^31 over as floats; wasm as integers up to 2^53.
+        for (given, want) in [(json!(5_000_000_000u64), 5_000_000_000), (json!(5e9), 5_000_000_000), (json!(0.0), 0)] {
+            let options = Options::from_json(&json!({ "maxReadBytes": given, "ledgerFileBytes": given })).unwrap();
+            assert_eq!((options.max_read_bytes, options.ledger_file_bytes), (want, want));
+        }
+        // The largest float below 2^64 is 2^64 - 2048.
+        let largest = Options::from_json(&json!({"lineIndexBytes": 1.844_674_407_370_955e19})).unwrap();
+        assert_eq!(largest.line_index_bytes, u64::MAX - 2047);
+        for (given, says) in [
+            (json!(1.5), "invalid type: floating point `1.5`, expected u64"),
+            (json!(-1), "invalid value: integer `-1`, expected u64"),
+            (json!(-1.0), "invalid type: floating point `-1.0`, expected u64"),
+            (json!(1.8446744073709552e19), "invalid type: floating point `1.8446744073709552e+19`, expected u64"),
+            (json!("lots"), "invalid type: string \"lots\", expected u64"),
+        ] {
+            let e = Options::from_json(&json!({ "maxWriteBytes": given })).unwrap_err();
+            assert_eq!((e.data["field"].as_str(), e.data["reason"].as_str()), (Some("maxWriteBytes"), Some(says)));
+        }
     }
 }
