@@ -49,8 +49,11 @@ for (let round = 0; round < 21; round++) {
     times[name].push(((performance.now() - t0) * 1000) / 2000);
   }
 }
-const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const base = median(times.baseline);
+// The ratio of each round (its batches ran next to each other), then their median: a drift of
+// the machine between rounds moves both sides of a ratio alike.
+const paired = (xs) => median(xs.map((x, round) => x / times.baseline[round]));
 for (const [name, xs] of Object.entries(times)) {
-  console.log(`${name.padEnd(9)} ${median(xs).toFixed(2)} µs  ${(median(xs) / base).toFixed(2)}×`);
+  console.log(`${name.padEnd(9)} ${median(xs).toFixed(2)} µs  ${(median(xs) / base).toFixed(2)}×  (per round: ${paired(xs).toFixed(2)}×)`);
 }
