@@ -503,6 +503,9 @@ describe('binding: traps', () => {
       start() {
         return 7;
       }
+      startJson() {
+        return 8;
+      }
       step() {
         state.calls += 1;
         throw new WebAssembly.RuntimeError('unreachable');
@@ -589,6 +592,20 @@ describe('binding: traps', () => {
     assert.deepEqual(engine.capabilities(), { readTextFile: true, writeTextFile: true }, 'still serving');
     assert.throws(() => engine.dispatch(5), TypeError, 'ordinary errors pass through untouched');
     assert.equal(fake.state.infos, 1, 'the template was fetched once, at load');
+  });
+
+  test('startJson is guarded the same way: the audit of a trap echoes the params of its text', () => {
+    const fake = fakeModule({ panic: 'boom' });
+    const engine = guarded(fake).createEngine({}, FULL_CAPS);
+    const op = engine.startJson('fs/read_text_file', '{"sessionId":"s","path":"/p/a.txt","line":2}');
+    assert.match(op.step().done.error.message, /the wasm engine panicked: boom/);
+    const { sessionId, path, line } = op.audit();
+    assert.deepEqual({ sessionId, path, line }, { sessionId: 's', path: '/p/a.txt', line: 2 });
+    fake.state.panic = 'again';
+    const bad = engine.startJson('fs/read_text_file', '{oops');
+    assert.match(bad.step().done.error.message, /the wasm engine panicked: again/);
+    assert.equal(bad.audit().path, null, 'text that is not JSON echoes nothing');
+    assert.equal(bad.audit().errorKind, 'internal');
   });
 
   test('any other trap disables the engine: every later call is an internal error value', () => {

@@ -19,6 +19,7 @@
 const isTrap = (e) => e instanceof WebAssembly.RuntimeError || e instanceof RangeError;
 
 const str = (v) => (typeof v === 'string' ? v : null);
+const u32 = (v) => (Number.isInteger(v) && v >= 0 && v <= 0xffffffff ? v : null);
 
 /**
  * An io's answer as the raw `step` takes it: its JSON text (one string into wasm, where the
@@ -33,7 +34,15 @@ function answerText(answer) {
     return '';
   }
 }
-const u32 = (v) => (Number.isInteger(v) && v >= 0 && v <= 0xffffffff ? v : null);
+
+/** `startJson`'s params for a trap's audit event, read only then; text that is not JSON echoes nothing. */
+const paramsOf = (text) => () => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+};
 
 /**
  * The guarded binding over a wasm-bindgen module namespace (`raw`). Nothing may be called before
@@ -177,7 +186,7 @@ export function guardBinding(raw) {
       try {
         this.#engine.release(id);
       } catch {
-        // The engine was freed first: it held nothing any more.
+        // A trap left the raw engine borrowed, or it was freed first: nothing to release.
       }
     }
 
@@ -255,7 +264,7 @@ export function guardBinding(raw) {
     }
 
     startJson(method, params) {
-      return this.#started(method, () => JSON.parse(params), () => this.#raw.startJson(method, params));
+      return this.#started(method, paramsOf(params), () => this.#raw.startJson(method, params));
     }
 
     /** The guarded operation `start` gave; `params` (or a function reading them) for a trap's audit. */
