@@ -206,6 +206,12 @@ impl Operation {
         json(&self.op.abort(&reason))
     }
 
+    /// Ends a `runOnDisk` in flight before its next io, without waiting for it: its step says how.
+    #[napi(catch_unwind)]
+    pub fn stop(&self) {
+        self.op.stop();
+    }
+
     /// Resumes with `answer` and performs storage io against the built-in disk on the libuv pool
     /// until the request needs the host (approve, writeDocument, wait).
     #[napi(catch_unwind, ts_args_type = "answer?: HostAnswer", ts_return_type = "Promise<HostStep>")]

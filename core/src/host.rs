@@ -604,6 +604,16 @@ impl HostOperation {
         self.end(AcpFsError::cancelled())
     }
 
+    /// Asks the disk loop running this request ([`run_on_disk`](Self::run_on_disk), which holds
+    /// the request while it works) to end before its next io, without waiting for it: the step
+    /// the loop then returns says how the request ended, cancelled or, once it had changed
+    /// something, with what it did (semantics.md §6). For a driver whose thread must not block
+    /// on [`cancel`](Self::cancel) while a disk io runs.
+    #[cfg(feature = "disk")]
+    pub fn stop(&self) {
+        self.cancelled.store(true, Ordering::SeqCst);
+    }
+
     /// Ends the request with `-32602` naming `field`: params the driver refused before the
     /// engine saw them (no JSON form). It is reported (audit event) like any request.
     pub fn refuse(&self, field: &str, reason: &str) -> HostOutcome {
@@ -889,6 +899,33 @@ mod tests {
         assert!(cancelled.error.is_none(), "the write happened: {cancelled:?}");
         assert_eq!(cancelled.change.map(|c| c.new_text), Some("new\n".to_owned()));
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "new\n");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// `stop` takes no lock: the disk loop sees it before its next io and ends the request
+    /// there, cancelled, with nothing written; a later `cancel` reports that same end.
+    #[cfg(feature = "disk")]
+    #[test]
+    fn a_stop_ends_the_disk_loop_at_its_next_io() {
+        let dir = std::env::temp_dir().join(format!("acp-fs-stop-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let dir = dir.canonicalize().unwrap();
+        let path = dir.join("a.txt");
+        let caps =
+            json!({"symlinks": "resolvable", "stat": true, "rangedReads": true, "write": true, "makeDirs": true});
+        let engine = HostEngine::new(json!({}), caps).unwrap();
+        assert!(engine.open_session(&json!("s"), &json!(dir.to_str().unwrap()), &json!([])).is_none());
+        let params = json!({"sessionId": "s", "path": path.to_str().unwrap(), "content": "new\n"});
+        let op = engine.start("fs/write_text_file", Ok(params)).unwrap();
+        let HostStep::Io { io: Io::Approve { .. }, .. } = op.run_on_disk(None) else { panic!("asks approval") };
+        op.stop();
+        let approved = serde_json::from_value::<HostAnswer>(json!({"approved": true})).unwrap();
+        let HostStep::Done { done } = op.run_on_disk(Some(Ok(approved))) else { panic!("the loop ends the request") };
+        assert_eq!(done.error.map(|e| e.code), Some(crate::codes::REQUEST_CANCELLED));
+        assert!(done.change.is_none());
+        assert_eq!(op.audit().unwrap().outcome, "cancelled");
+        assert!(!path.exists(), "nothing was written");
+        assert_eq!(op.cancel().error.map(|e| e.code), Some(crate::codes::REQUEST_CANCELLED));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

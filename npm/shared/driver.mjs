@@ -558,8 +558,9 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
     /**
      * The one step loop, for the built-in disk and for JS storages alike: the native disk runs a
      * request's storage io on the libuv pool (`runOnDisk`) and comes back only for the host; a JS
-     * storage's io is performed here. Cancellation races every wait: the request settles at once,
-     * and no io starts after it. An io that changes something (a write, directories, an open
+     * storage's io is performed here. Cancellation races every wait: the request settles at once
+     * (on the native disk, once the disk io in progress ends, without blocking this thread), and
+     * no io starts after it. An io that changes something (a write, directories, an open
      * buffer: the engine marks its step `changes`) is never abandoned halfway: once it has
      * started, the request ends with what it did, so a write that happened is reported with its
      * change record, not as cancelled. Files an abandoned io opens are closed once it settles.
@@ -589,10 +590,20 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
       };
       const native = this.#native;
       const cancel = () => ({ outcome: op.cancel(), cause: undefined });
+      // The native disk loop holds the request while it works, so `cancel()` would block this
+      // thread until its io ends. An abort stops the loop at its next io instead and takes the
+      // step the loop ends with: cancelled, or, once it changed something, what it did.
+      const onDisk = async (answer) => {
+        const running = op.runOnDisk(answer);
+        const step = await race(running);
+        if (step !== ABORTED || typeof op.stop !== 'function') return step;
+        op.stop();
+        return running;
+      };
       try {
         if (cancelled) return cancel();
         let lastError;
-        let step = native ? await race(op.runOnDisk()) : op.step();
+        let step = native ? await onDisk() : op.step();
         for (;;) {
           if (step === ABORTED) return cancel();
           if (step.done) return { outcome: step.done, cause: step.done.error && lastError ? lastError : undefined };
@@ -629,7 +640,7 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
             }
             ({ answer, bytes } = result);
           }
-          step = native ? await race(op.runOnDisk(answer)) : bytes === undefined ? op.step(answer) : op.step(answer, bytes);
+          step = native ? await onDisk(answer) : bytes === undefined ? op.step(answer) : op.step(answer, bytes);
         }
       } finally {
         if (onAbort) signal.removeEventListener('abort', onAbort);

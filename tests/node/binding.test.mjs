@@ -39,7 +39,7 @@ describe('napi binding: exports', () => {
       methods(Engine),
       ['openSession', 'closeSession', 'openDocument', 'documentReloaded', 'documentSaved', 'documentVersion', 'closeDocument', 'document', 'capabilities', 'start', 'startJson', 'dispatch', 'mcpTools', 'mcpDispatch'].sort(),
     );
-    assert.deepEqual(methods(Operation), ['step', 'audit', 'cancel', 'refuse', 'abort', 'runOnDisk'].sort());
+    assert.deepEqual(methods(Operation), ['step', 'audit', 'cancel', 'refuse', 'abort', 'runOnDisk', 'stop'].sort());
     // Engines come from createEngine, operations from an engine.
     assert.throws(() => new Engine());
     assert.throws(() => new Operation());
