@@ -875,12 +875,11 @@ mod tests {
         serde_json::from_value::<HostAnswer>(value).map_err(|e| e.to_string())?.into_answer(bytes)
     }
 
-    /// The disk loop wrote the file; a cancel that waited for it reports the write as it
-    /// happened (with its change record), never as cancelled.
+    /// A write of "new\n" to `a.txt` in a fresh directory of its own, run by the disk loop up to
+    /// its approval: the operation, the file's path and the directory (for the caller to remove).
     #[cfg(feature = "disk")]
-    #[test]
-    fn a_cancel_after_the_disk_wrote_reports_the_write() {
-        let dir = std::env::temp_dir().join(format!("acp-fs-cancel-{}", std::process::id()));
+    fn disk_write_at_approval(name: &str) -> (HostOperation, std::path::PathBuf, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(format!("acp-fs-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let dir = dir.canonicalize().unwrap();
         let path = dir.join("a.txt");
@@ -892,8 +891,21 @@ mod tests {
         let op = engine.start("fs/write_text_file", Ok(params)).unwrap();
         let approve = op.run_on_disk(None);
         assert!(matches!(approve, HostStep::Io { io: Io::Approve { .. }, .. }), "{approve:?}");
-        let approved = serde_json::from_value::<HostAnswer>(json!({"approved": true})).unwrap();
-        let HostStep::Done { done } = op.run_on_disk(Some(Ok(approved))) else { panic!("the write ends") };
+        (op, path, dir)
+    }
+
+    #[cfg(feature = "disk")]
+    fn approved() -> Option<Result<HostAnswer, String>> {
+        Some(Ok(serde_json::from_value::<HostAnswer>(json!({"approved": true})).unwrap()))
+    }
+
+    /// The disk loop wrote the file; a cancel that waited for it reports the write as it
+    /// happened (with its change record), never as cancelled.
+    #[cfg(feature = "disk")]
+    #[test]
+    fn a_cancel_after_the_disk_wrote_reports_the_write() {
+        let (op, path, dir) = disk_write_at_approval("cancel");
+        let HostStep::Done { done } = op.run_on_disk(approved()) else { panic!("the write ends") };
         assert!(done.error.is_none(), "{done:?}");
         let cancelled = op.cancel();
         assert!(cancelled.error.is_none(), "the write happened: {cancelled:?}");
@@ -907,20 +919,9 @@ mod tests {
     #[cfg(feature = "disk")]
     #[test]
     fn a_stop_ends_the_disk_loop_at_its_next_io() {
-        let dir = std::env::temp_dir().join(format!("acp-fs-stop-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let dir = dir.canonicalize().unwrap();
-        let path = dir.join("a.txt");
-        let caps =
-            json!({"symlinks": "resolvable", "stat": true, "rangedReads": true, "write": true, "makeDirs": true});
-        let engine = HostEngine::new(json!({}), caps).unwrap();
-        assert!(engine.open_session(&json!("s"), &json!(dir.to_str().unwrap()), &json!([])).is_none());
-        let params = json!({"sessionId": "s", "path": path.to_str().unwrap(), "content": "new\n"});
-        let op = engine.start("fs/write_text_file", Ok(params)).unwrap();
-        let HostStep::Io { io: Io::Approve { .. }, .. } = op.run_on_disk(None) else { panic!("asks approval") };
+        let (op, path, dir) = disk_write_at_approval("stop");
         op.stop();
-        let approved = serde_json::from_value::<HostAnswer>(json!({"approved": true})).unwrap();
-        let HostStep::Done { done } = op.run_on_disk(Some(Ok(approved))) else { panic!("the loop ends the request") };
+        let HostStep::Done { done } = op.run_on_disk(approved()) else { panic!("the loop ends the request") };
         assert_eq!(done.error.map(|e| e.code), Some(crate::codes::REQUEST_CANCELLED));
         assert!(done.change.is_none());
         assert_eq!(op.audit().unwrap().outcome, "cancelled");

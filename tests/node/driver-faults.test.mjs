@@ -1,6 +1,6 @@
-// The shared driver facing a misbehaving binding (a fake one): whatever the binding throws or
-// answers, requests settle as rejected AcpFsErrors with code `internal`, never as crashes or
-// hangs. The real bindings do not misbehave on purpose, so only a fake can show this.
+// The shared driver over a fake binding, for what the real ones cannot be made to do on demand:
+// misbehave (whatever the binding throws or answers, requests settle as rejected AcpFsErrors
+// with code `internal`, never as crashes or hangs), or hold a native disk loop mid-io.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -169,4 +169,62 @@ test('an operation whose audit() throws or gives null still settles, with no aud
     assert.deepEqual(calls, ['step', 'step', 'audit', 'free']);
     assert.deepEqual(events, []);
   }
+});
+
+// A native-disk binding whose disk loop the test holds: an abort while the loop works never calls
+// `cancel()`, which would block the JS thread on the loop, but `stop()`, and the request ends as
+// the loop says: cancelled, or with the write it had started.
+
+/** An AcpFs whose one request's disk loop runs until `finish(step)`; `calls` lists what the driver asked. */
+function heldDiskLoop() {
+  const calls = [];
+  let finish;
+  const op = {
+    runOnDisk() {
+      calls.push('runOnDisk');
+      return new Promise((resolve) => {
+        finish = resolve;
+      });
+    },
+    stop: () => calls.push('stop'),
+    cancel() {
+      calls.push('cancel');
+      return { error: info.cancelled, change: null };
+    },
+    audit: () => null,
+  };
+  const fs = new (createAcpFs(fakeBinding(() => op), { nativeDisk: true }))({});
+  return { fs, calls, finish: (step) => finish(step) };
+}
+
+const write = { sessionId: 's', path: '/p/a.txt', content: 'new\n' };
+
+test('an abort while the disk loop works stops it and ends as the loop says: cancelled', async () => {
+  const { fs, calls, finish } = heldDiskLoop();
+  const controller = new AbortController();
+  let settled = false;
+  const request = fs.writeTextFile(write, { signal: controller.signal }).finally(() => {
+    settled = true;
+  });
+  await new Promise(setImmediate);
+  controller.abort();
+  await new Promise(setImmediate);
+  assert.deepEqual(calls, ['runOnDisk', 'stop'], 'stopped, not cancelled: cancel() would wait for the loop');
+  assert.equal(settled, false, 'the io in progress is not abandoned');
+  finish({ done: { error: info.cancelled, change: null } });
+  const e = await request.catch((x) => x);
+  assert.equal(e.code, 'cancelled');
+  assert.deepEqual(calls, ['runOnDisk', 'stop']);
+});
+
+test('an abort after the disk loop started writing ends with the write it did', async () => {
+  const { fs, calls, finish } = heldDiskLoop();
+  const controller = new AbortController();
+  const request = fs.writeTextFile(write, { signal: controller.signal });
+  await new Promise(setImmediate);
+  controller.abort();
+  const change = { path: '/p/a.txt', oldText: null, newText: 'new\n' };
+  finish({ done: { result: {}, change } });
+  assert.deepEqual(await request, {});
+  assert.deepEqual(calls, ['runOnDisk', 'stop']);
 });
