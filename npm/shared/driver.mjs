@@ -180,14 +180,36 @@ function jsonValue(value) {
   }
 }
 
-/** A number as JSON carries it: `NaN` and the infinities have no JSON form and are sent as `null`. */
-const finite = (n) => (Number.isFinite(n) ? n : null);
+const ABSENT = Symbol('absent');
+const NESTED = Symbol('nested');
+
+/**
+ * A top-level param value as JSON carries it, where that needs no walk: the value itself (`NaN`
+ * and the infinities as `null`, as JSON sends them), `ABSENT` for what JSON leaves out
+ * (`undefined`, functions, symbols), or `NESTED` for an object, array or bigint (`jsonValue`'s).
+ * The one rule `jsonParams` and `flatParams` both apply.
+ */
+function flatValue(v) {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return v;
+    case 'number':
+      return Number.isFinite(v) ? v : null;
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return ABSENT;
+    default:
+      return v === null ? null : NESTED;
+  }
+}
 
 /**
  * Params as a JSON-RPC peer would have sent them, decided here rather than by each binding's
- * value conversion: `undefined`, functions and symbols are absent (as `JSON.stringify` leaves
- * them out); `NaN` and the infinities are `null` (as JSON sends them); a bigint becomes an
- * object, which every field refuses in its turn (strict) or ignores (lenient). Top-level strings such as a write's `content` are passed without a copy.
+ * value conversion (`flatValue`); a bigint becomes an object, which every field refuses in its
+ * turn (strict) or ignores (lenient). Top-level strings such as a write's `content` are passed
+ * without a copy.
  */
 function jsonParams(params) {
   if (params === null || params === undefined) return null;
@@ -196,8 +218,8 @@ function jsonParams(params) {
   if (Array.isArray(params)) return jsonValue(params);
   const out = {};
   for (const [key, v] of Object.entries(params)) {
-    if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
-    out[key] = v === null || typeof v === 'string' || typeof v === 'boolean' ? v : typeof v === 'number' ? finite(v) : jsonValue(v);
+    const flat = flatValue(v);
+    if (flat !== ABSENT) out[key] = flat === NESTED ? jsonValue(v) : flat;
   }
   return out;
 }
@@ -223,13 +245,14 @@ function flatParams(params) {
   try {
     for (const key of Object.keys(params)) {
       if (!isWellFormed(key)) return undefined;
-      const v = params[key];
-      const type = typeof v;
+      const flat = flatValue(params[key]);
+      if (flat === NESTED) return undefined;
       units += key.length;
-      if (type === 'string' ? isWellFormed(v) : type === 'number' || type === 'boolean' || v === null) {
-        out[key] = type === 'number' ? finite(v) : v;
-        if (type === 'string') units += v.length;
-      } else if (type !== 'undefined' && type !== 'function' && type !== 'symbol') return undefined;
+      if (typeof flat === 'string') {
+        if (!isWellFormed(flat)) return undefined;
+        units += flat.length;
+      }
+      if (flat !== ABSENT) out[key] = flat;
     }
   } catch {
     // A getter or proxy that throws: the walk names the field.
@@ -596,7 +619,7 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
       const onDisk = async (answer) => {
         const running = op.runOnDisk(answer);
         const step = await race(running);
-        if (step !== ABORTED || typeof op.stop !== 'function') return step;
+        if (step !== ABORTED) return step;
         op.stop();
         return running;
       };
