@@ -14,8 +14,11 @@ const has = (storage, name) => typeof storage[name] === 'function';
 export const isThenable = (value) =>
   value !== null && (typeof value === 'object' || typeof value === 'function') && typeof value.then === 'function';
 
-/** `f(value)`, once `value` settles if it is a promise: a synchronous storage costs no microtask. */
-const then = (value, f) => (isThenable(value) ? Promise.resolve(value).then(f) : f(value));
+/**
+ * `f(value)`, once `value` settles if it is a promise (a synchronous storage costs no
+ * microtask); `onError` takes a rejection.
+ */
+const then = (value, f, onError) => (isThenable(value) ? Promise.resolve(value).then(f, onError) : f(value));
 
 /**
  * WireCaps from the storage's shape; `storage.capabilities` may override any field. Symlinks are
@@ -172,7 +175,7 @@ export class StorageSession {
       } catch {
         return { answer: opened };
       }
-      return isThenable(bytes) ? Promise.resolve(bytes).then(withHead, () => ({ answer: opened })) : withHead(bytes);
+      return then(bytes, withHead, () => ({ answer: opened }));
     });
   }
 
