@@ -129,3 +129,5 @@ export function userEditWhileAgentThinks(text, eol = '\n') {
   const end = text.search(/^\];\r?$/m);
   return end < 0 ? null : `${text.slice(0, end)}${USER_EDIT_LINE}${eol}${text.slice(end)}`;
 }
+
+export const rel = (path) => (path.startsWith(`${ROOT}/`) ? path.slice(ROOT.length + 1) : path);

@@ -1,0 +1,31 @@
+// Files: what the editor itself knows about bytes (the agent never sees this code path).
+
+const utf8 = new TextEncoder();
+const BOM = [0xef, 0xbb, 0xbf];
+
+/** The editor's own decoding, matching acp-fs's rules so that both sides agree on a file. */
+export function inspect(bytes) {
+  if (bytes.subarray(0, 8192).includes(0)) return { kind: 'binary', size: bytes.length };
+  const bom = bytes[0] === BOM[0] && bytes[1] === BOM[1] && bytes[2] === BOM[2];
+  let text;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bom ? bytes.subarray(3) : bytes);
+  } catch {
+    return { kind: 'not-utf8', size: bytes.length };
+  }
+  const nl = text.indexOf('\n');
+  const eol = nl > 0 && text[nl - 1] === '\r' ? '\r\n' : '\n';
+  let lines = 1;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lines++;
+  if (text.endsWith('\n')) lines--;
+  return { kind: 'text', text, bom, eol, lines, size: bytes.length };
+}
+
+export function encode(text, bom) {
+  const body = utf8.encode(text);
+  if (!bom) return body;
+  const out = new Uint8Array(body.length + 3);
+  out.set(BOM);
+  out.set(body, 3);
+  return out;
+}
