@@ -3,7 +3,7 @@
 import { $, plural } from './dom.mjs';
 import { readBytes, vfs } from './disk.mjs';
 import { rel } from './project.mjs';
-import { encode, inspect } from './text-file.mjs';
+import { countLines, encode, inspect } from './text-file.mjs';
 
 export function createEditor({ acpFs, renderTree }) {
   /** path -> {saved, buffer, bom, eol, dirty}; buffers keep the file's own line endings. */
@@ -62,7 +62,7 @@ export function createEditor({ acpFs, renderTree }) {
   }
 
   function showInfo(doc) {
-    const lines = doc.buffer.split('\n').length - (doc.buffer.endsWith('\n') ? 1 : 0);
+    const lines = countLines(doc.buffer);
     $('editor-info').textContent = [doc.eol === '\r\n' ? 'CRLF' : 'LF', doc.bom ? 'UTF-8 BOM' : 'UTF-8', plural(lines, 'line')].join(' · ');
   }
 

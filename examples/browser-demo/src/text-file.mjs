@@ -15,12 +15,15 @@ export function inspect(bytes) {
   }
   const nl = text.indexOf('\n');
   const eol = nl > 0 && text[nl - 1] === '\r' ? '\r\n' : '\n';
-  let lines = 1;
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lines++;
-  if (text.endsWith('\n')) lines--;
-  return { kind: 'text', text, bom, eol, lines, size: bytes.length };
+  return { kind: 'text', text, bom, eol, lines: countLines(text), size: bytes.length };
 }
 
+/** Lines as an editor numbers them: a final terminator does not start another line. */
+export function countLines(text) {
+  return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+}
+
+/** UTF-8 bytes of `text`, behind a BOM when the file had one. */
 export function encode(text, bom) {
   const body = utf8.encode(text);
   if (!bom) return body;
