@@ -1,6 +1,5 @@
 // Change list with Undo: the change records acp-fs reports for every write it performed.
 
-import { diffLines, diffStats } from './diff.mjs';
 import { renderDiff } from './diff-view.mjs';
 import { readBytes, vfs } from './disk.mjs';
 import { $, el } from './dom.mjs';
@@ -62,10 +61,9 @@ export function createChangeList({ acpFs, editor, renderTree }) {
       .slice()
       .reverse()
       .map((record) => {
-        const stats = diffStats(diffLines(record.oldText, record.newText));
         const canUndo = !record.undone && latestLiveChange(record.path) === record;
         const diff = el('div', { class: 'diff small' });
-        renderDiff(diff, record.oldText, record.newText);
+        const stats = renderDiff(diff, record.oldText, record.newText);
         const where = record.mode === 'buffer' ? ' · into the unsaved buffer' : record.mode === 'writeThrough' ? ' · buffer and file' : '';
         return el(
           'li',
