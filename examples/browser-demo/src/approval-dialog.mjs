@@ -3,8 +3,7 @@
 import { renderDiff } from './diff-view.mjs';
 import { $, plural } from './dom.mjs';
 
-export function createApprovalDialog(editor) {
-  const { docs } = editor;
+export function createApprovalDialog({ isDirty }) {
   const approvals = []; // {change, resolve}
 
   const dialog = $('approval');
@@ -28,7 +27,7 @@ export function createApprovalDialog(editor) {
     $('approval-action').textContent = change.created ? 'create' : 'modify';
     $('approval-path').textContent = change.path;
     const stats = renderDiff($('approval-diff'), change.oldText, change.newText);
-    const buffer = docs.get(change.path)?.dirty ? ' The file is open with unsaved edits: the agent’s text would replace your buffer, not the file.' : '';
+    const buffer = isDirty(change.path) ? ' The file is open with unsaved edits: the agent’s text would replace your buffer, not the file.' : '';
     // §9: the text changed since the agent read it, and acp-fs merged the agent's write with those
     // edits; the diff is against what is there now, so it shows the agent's part only.
     const merged = change.merged

@@ -6,8 +6,7 @@ import { $, el } from './dom.mjs';
 import { rel } from './project.mjs';
 import { encode, inspect } from './text-file.mjs';
 
-export function createChangeList({ acpFs, editor, renderTree }) {
-  const { docs, openFile, showDocument } = editor;
+export function createChangeList({ editor, renderTree }) {
   const changes = [];
 
   function add(change, mode) {
@@ -22,35 +21,22 @@ export function createChangeList({ acpFs, editor, renderTree }) {
   }
 
   async function undo(record) {
-    const doc = docs.get(record.path);
     if (record.mode === 'buffer') {
       // The agent's text only ever reached the buffer: put the user's previous buffer back.
-      doc.buffer = record.oldText;
-      doc.dirty = doc.buffer !== doc.saved;
-      acpFs.documents.update(record.path, doc.buffer);
+      editor.setBuffer(record.path, record.oldText);
     } else if (record.created) {
       await vfs.unlink(record.path);
-      if (doc) {
-        acpFs.documents.close(record.path);
-        docs.delete(record.path);
-      }
+      editor.close(record.path);
     } else {
       // oldText is the text as it was stored (line endings included); the BOM is not text, so the
       // file's own BOM, which acp-fs preserved on write, is put back around it.
       const bytes = await readBytes(record.path);
       const bom = bytes ? inspect(bytes).bom === true : false;
       await vfs.writeFile(record.path, encode(record.oldText, bom));
-      if (doc) {
-        doc.saved = doc.buffer = record.oldText;
-        doc.dirty = false;
-        acpFs.documents.update(record.path, doc.buffer);
-      }
+      editor.setSaved(record.path, record.oldText);
     }
     record.undone = true;
-    if (editor.current === record.path) {
-      if (docs.has(record.path)) showDocument(record.path);
-      else await openFile(record.path);
-    }
+    await editor.refresh(record.path);
     renderChanges();
     void renderTree();
   }

@@ -6,7 +6,7 @@ import { ROOT } from './project.mjs';
 import { inspect } from './text-file.mjs';
 
 export function createFileTree(editor) {
-  const { docs, openFile } = editor;
+  const { openFile } = editor;
   let treeGeneration = 0;
 
   async function renderTree() {
@@ -48,7 +48,6 @@ export function createFileTree(editor) {
       } else {
         const bytes = await readBytes(path);
         const info = inspect(bytes ?? new Uint8Array());
-        const doc = docs.get(path);
         const badges = [];
         if (info.kind === 'binary') badges.push(el('span', { class: 'badge warn' }, 'binary'));
         if (info.kind === 'text' && info.eol === '\r\n') badges.push(el('span', { class: 'badge' }, 'CRLF'));
@@ -58,7 +57,7 @@ export function createFileTree(editor) {
           el(
             'li',
             {
-              class: `tree-file${path === editor.current ? ' is-current' : ''}${doc?.dirty ? ' is-dirty' : ''}${inside ? '' : ' outside'}`,
+              class: `tree-file${path === editor.current ? ' is-current' : ''}${editor.isDirty(path) ? ' is-dirty' : ''}${inside ? '' : ' outside'}`,
               ...pad,
               dataset: { testid: 'tree-file', path },
               tabindex: 0,

@@ -29,6 +29,7 @@ async function main() {
   await init();
   await mountDisk();
   // The acp-fs instance: the whole client side of the two fs methods.
+  // The callbacks run only once the agent calls, by which time the views below exist.
   const acpFs = new AcpFs({
     storage: vfs,
     approveWrite: (change) => approvals.approveWrite(change),
@@ -38,12 +39,12 @@ async function main() {
       void tree.render();
     },
   });
-  const editor = createEditor({ acpFs, renderTree: () => tree.render() });
+  const editor = createEditor({ documents: acpFs.documents, renderTree: () => tree.render() });
   const tree = createFileTree(editor);
-  const approvals = createApprovalDialog(editor);
-  const changeList = createChangeList({ acpFs, editor, renderTree: () => tree.render() });
-  const tour = createTour({ acpFs, editor });
-  const transcript = createTranscript({ userTypesWhileAgentThinks: tour.userTypesWhileAgentThinks });
+  const approvals = createApprovalDialog({ isDirty: editor.isDirty });
+  const changeList = createChangeList({ editor, renderTree: () => tree.render() });
+  const transcript = createTranscript({ onStep: (step) => tour.onAgentStep(step) });
+  const tour = createTour({ editor, transcript });
 
   const log = createLogView($('protocol-log'));
   $('log-show-updates').addEventListener('change', (e) => $('protocol-log').classList.toggle('hide-updates', !e.target.checked));
@@ -71,12 +72,10 @@ async function main() {
   acpFs.openSession(sessionId, { cwd: ROOT });
 
   // The demo starts with one unsaved edit, so the tour's read of src/app.js shows the buffer.
-  await editor.openFile(`${ROOT}/src/app.js`);
-  const doc = editor.docs.get(`${ROOT}/src/app.js`);
-  doc.buffer = unsavedAppEdit(doc.saved);
-  doc.dirty = doc.buffer !== doc.saved;
-  acpFs.documents.update(`${ROOT}/src/app.js`, doc.buffer);
-  editor.showDocument(`${ROOT}/src/app.js`);
+  const app = `${ROOT}/src/app.js`;
+  await editor.openFile(app);
+  editor.setBuffer(app, unsavedAppEdit(editor.doc(app).saved));
+  editor.showDocument(app);
   await tree.render();
   changeList.render();
 
@@ -84,7 +83,6 @@ async function main() {
   setupRequestForm(agent, sessionId);
   $('run-agent').disabled = false;
   $('req-send').disabled = false;
-  editor.textarea.disabled = false;
 
   const caps = acpFs.capabilities();
   setStatus('ready', `Ready · @acp-fs/wasm · clientCapabilities.fs = ${JSON.stringify(caps)} · session ${sessionId}`);

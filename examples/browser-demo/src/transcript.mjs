@@ -3,13 +3,13 @@
 import { renderDiff } from './diff-view.mjs';
 import { $, el, appendPinned, keepPinned, withTerminators } from './dom.mjs';
 
-export function createTranscript({ userTypesWhileAgentThinks }) {
+export function createTranscript({ onStep }) {
+  const list = $('agent-transcript');
   const toolCalls = new Map(); // toolCallId -> {node, status, body}
 
   function onSessionUpdate({ update }) {
-    const list = $('agent-transcript');
     if (update.sessionUpdate === 'agent_message_chunk' && update.content?.type === 'text') {
-      appendPinned(list, el('li', { class: 'msg agent-msg', dataset: { testid: 'agent-message' } }, update.content.text.trim()));
+      message('agent-msg', update.content.text.trim(), 'agent-message');
     } else if (update.sessionUpdate === 'tool_call') {
       const status = el('span', { class: 'status' }, update.status ?? 'pending');
       const body = el('div', { class: 'tool-body' });
@@ -24,7 +24,7 @@ export function createTranscript({ userTypesWhileAgentThinks }) {
       );
       toolCalls.set(update.toolCallId, { node, status, body });
       appendPinned(list, node);
-      if (update._meta?.demoStep === 'think-app') void userTypesWhileAgentThinks();
+      if (update._meta?.demoStep) onStep(update._meta.demoStep);
     } else if (update.sessionUpdate === 'tool_call_update') {
       const call = toolCalls.get(update.toolCallId);
       if (!call) return;
@@ -61,5 +61,10 @@ export function createTranscript({ userTypesWhileAgentThinks }) {
     }
   }
 
-  return { onSessionUpdate };
+  /** One line of the conversation; `kind` is its class: agent-msg, user-msg, end-msg. */
+  function message(kind, text, testid) {
+    appendPinned(list, el('li', { class: `msg ${kind}`, dataset: testid ? { testid } : undefined }, text));
+  }
+
+  return { onSessionUpdate, message };
 }
