@@ -1,8 +1,15 @@
-// Approvals: one prompt at a time, with the diff; further writes queue behind it.
+// The approval prompt: acp-fs's approveWrite hook lands here. One prompt at a time, with the diff;
+// further writes queue behind it, each agent request still unanswered until its turn is decided.
 
 import { renderDiff } from './diff-view.mjs';
 import { $, plural } from './dom.mjs';
 
+/**
+ * @param {object} deps
+ * @param {(path: string) => boolean} deps.isDirty  whether the file has unsaved edits in the editor
+ * @returns `approveWrite(change)` (AcpFs's hook: resolves when the user decides) and `pending()`
+ *   (the paths waiting, the one on screen first)
+ */
 export function createApprovalDialog({ isDirty }) {
   const approvals = []; // {change, resolve}
 

@@ -1,4 +1,5 @@
-// Change list with Undo: the change records acp-fs reports for every write it performed.
+// The change list: the change record acp-fs reports for every write it performed, with Undo, which
+// puts back the text the record says was there (or deletes a created file).
 
 import { renderDiff } from './diff-view.mjs';
 import { readBytes, vfs } from './disk.mjs';
@@ -6,6 +7,14 @@ import { $, el } from './dom.mjs';
 import { rel } from './project.mjs';
 import { encode, inspect } from './text-file.mjs';
 
+/**
+ * @param {object} deps
+ * @param {ReturnType<import('./editor.mjs').createEditor>} deps.editor  takes the undone text when
+ *   the file is open
+ * @param {() => unknown} deps.renderTree  redraws the file tree after an Undo
+ * @returns `add(change, mode)` (a record from AcpFs's onChange and where the write went), `changes`
+ *   (the records, oldest first) and `render()`
+ */
 export function createChangeList({ editor, renderTree }) {
   const changes = [];
 

@@ -1,7 +1,14 @@
+// window.acpFsDemo: what the end-to-end test reads instead of scraping the page (the disk, the
+// change records, what the agent got back, the log). Its functions return plain data (copies), so
+// that page.evaluate can carry the answer out of the page.
+
 import { readBytes, vfs } from './disk.mjs';
 import { ROOT } from './project.mjs';
 
-/** For the end-to-end test and for curious users in the console. */
+/**
+ * For the end-to-end test and for curious users in the console: the page's parts, read-only.
+ * `changes` is the change list's array, `approvals` the approval dialog, `tour` the tour.
+ */
 export function debugHandle({ log, sessionId, acpFs, tour, changes, agent, approvals, pageErrors }) {
   return {
     ready: true,

@@ -1,8 +1,13 @@
-// The line diff as DOM: the approval prompt, the change list and the transcript show it.
+// The line diff as rows of the page: the approval prompt, the change list and the transcript all
+// show a write this way.
 
 import { diffLines, diffStats, hunks } from './diff.mjs';
 import { el, plural } from './dom.mjs';
 
+/**
+ * Draws the diff of `oldText` (null for a new file) to `newText` into `container`, as hunks with
+ * three lines of context. Returns the counts `{added, removed}`.
+ */
 export function renderDiff(container, oldText, newText) {
   const ops = diffLines(oldText, newText);
   const rows = hunks(ops, 3).map((op) =>

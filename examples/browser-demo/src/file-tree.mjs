@@ -1,10 +1,16 @@
-// File tree: the whole virtual disk, so the user sees what exists outside the root too.
+// The file tree: the whole virtual disk, not only the session root, so that the user sees what the
+// agent is refused (a file outside the root, a symlink leading out of it) next to what it may read.
 
-import { el, plural, $ } from './dom.mjs';
+import { $, el, plural } from './dom.mjs';
 import { readBytes, vfs } from './disk.mjs';
 import { ROOT } from './project.mjs';
 import { inspect } from './text-file.mjs';
 
+/**
+ * @param {ReturnType<import('./editor.mjs').createEditor>} editor  opens a file on click; marks the
+ *   current and the unsaved files
+ * @returns `render()`: re-reads the disk and redraws the tree (resolves when drawn)
+ */
 export function createFileTree(editor) {
   const { openFile } = editor;
   let treeGeneration = 0;

@@ -2,6 +2,8 @@
 // system), the open buffers, the user's decisions. acp-fs (@acp-fs/wasm) answers the agent's
 // fs/read_text_file and fs/write_text_file against those: roots, windows, encodings, the unsaved
 // buffers (its document overlay), approvals, change records, errors with their JSON-RPC codes.
+// Each pane is a module of its own; this file boots the engine and the disk, makes the panes and
+// connects them to acp-fs and to the two ends of the agent connection.
 
 import { init, AcpFs, acpClientHandlers } from '@acp-fs/wasm';
 import * as acp from '@agentclientprotocol/sdk';
@@ -20,16 +22,13 @@ import { createTour } from './tour.mjs';
 import { createTranscript } from './transcript.mjs';
 import { loggedConnectionPair } from './wire.mjs';
 
-// ---------------------------------------------------------------------------------------------
-// Boot: the engine, the virtual disk, the two SDK ends, the session.
-
 const pageErrors = [];
 
 async function main() {
   await init();
   await mountDisk();
-  // The acp-fs instance: the whole client side of the two fs methods.
-  // The callbacks run only once the agent calls, by which time the views below exist.
+  // The whole client side of the two fs methods. Its callbacks run only once the agent calls, by
+  // which time the panes below exist.
   const acpFs = new AcpFs({
     storage: vfs,
     approveWrite: (change) => approvals.approveWrite(change),

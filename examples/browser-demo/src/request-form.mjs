@@ -2,6 +2,10 @@
 
 import { $ } from './dom.mjs';
 
+/**
+ * @param {ReturnType<import('./agent.mjs').startDemoAgent>} agent  sends the call
+ * @param {string} sessionId  the session the call is made in
+ */
 export function setupRequestForm(agent, sessionId) {
   const method = $('req-method');
   const sync = () => {

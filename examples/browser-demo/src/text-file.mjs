@@ -1,4 +1,6 @@
-// Files: what the editor itself knows about bytes (the agent never sees this code path).
+// What the editor itself knows about a file's bytes: text or not, its BOM, its line endings. The
+// agent never goes through here (acp-fs decodes for it); the rules are acp-fs's, so that the tree
+// and the editor show a file the way the agent will get it.
 
 const utf8 = new TextEncoder();
 const BOM = [0xef, 0xbb, 0xbf];

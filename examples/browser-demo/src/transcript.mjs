@@ -1,8 +1,15 @@
-// Agent transcript: what the agent reports through session/update (tool calls, messages).
+// The agent transcript: what the agent reports through session/update (tool calls and what they got
+// back, messages), the user's side of the conversation as it sees it.
 
 import { renderDiff } from './diff-view.mjs';
 import { $, el, appendPinned, keepPinned, withTerminators } from './dom.mjs';
 
+/**
+ * @param {object} deps
+ * @param {(step: string) => void} deps.onStep  told each tool call's demo step as it starts
+ * @returns `onSessionUpdate(params)` (the client's session/update handler) and
+ *   `message(kind, text, testid?)`
+ */
 export function createTranscript({ onStep }) {
   const list = $('agent-transcript');
   const toolCalls = new Map(); // toolCallId -> {node, status, body}
