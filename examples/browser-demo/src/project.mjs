@@ -2,9 +2,12 @@
 // real-world text: windows of a large log, CRLF kept, a UTF-8 BOM removed and restored, binary
 // refused, a symlink that leaves the root, a file outside the root altogether.
 
+import { encode } from './text-file.mjs';
+
 export const ROOT = '/project';
 
-const enc = new TextEncoder();
+/** `path` as the page shows it: relative to the session root when inside it. */
+export const rel = (path) => (path.startsWith(`${ROOT}/`) ? path.slice(ROOT.length + 1) : path);
 
 /** A 20,000-line server log, deterministic so that a reload shows the same lines. */
 export function serverLog(lines = 20_000) {
@@ -38,14 +41,6 @@ function pngBytes() {
     0x61, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
   ]);
 }
-
-const withBom = (text) => {
-  const body = enc.encode(text);
-  const out = new Uint8Array(body.length + 3);
-  out.set([0xef, 0xbb, 0xbf]);
-  out.set(body, 3);
-  return out;
-};
 
 /** path -> bytes or text (text is stored as UTF-8). */
 export function sampleFiles() {
@@ -91,7 +86,7 @@ export function sampleFiles() {
       '3. tag and push',
       '',
     ].join('\r\n'),
-    '/project/data/report.csv': withBom('month,orders,revenue\n2026-09,1204,18211.50\n2026-10,1379,20934.10\n'),
+    '/project/data/report.csv': encode('month,orders,revenue\n2026-09,1204,18211.50\n2026-10,1379,20934.10\n', true),
     '/project/logs/server.log': serverLog(),
     '/project/assets/logo.png': pngBytes(),
     '/project/.env': 'STRIPE_KEY=sk_test_not_a_real_key\n',
@@ -106,7 +101,7 @@ export const sampleLinks = { '/project/etc-link': '/etc' };
 export async function seedProject(fsp) {
   for (const [path, data] of Object.entries(sampleFiles())) {
     await fsp.mkdir(path.slice(0, path.lastIndexOf('/')) || '/', { recursive: true });
-    await fsp.writeFile(path, typeof data === 'string' ? enc.encode(data) : data);
+    await fsp.writeFile(path, typeof data === 'string' ? encode(data, false) : data);
   }
   for (const [path, target] of Object.entries(sampleLinks)) await fsp.symlink(target, path);
 }

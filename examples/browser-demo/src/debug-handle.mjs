@@ -1,0 +1,48 @@
+// window.acpFsDemo: what the end-to-end test reads instead of scraping the page (the disk, the
+// change records, what the agent got back, the log). Its functions return plain data (copies), so
+// that page.evaluate can carry the answer out of the page.
+
+import { readBytes, vfs } from './disk.mjs';
+import { ROOT } from './project.mjs';
+
+/**
+ * For the end-to-end test and for curious users in the console: the page's parts, read-only.
+ * `changes` is the change list's array, `approvals` the approval dialog, `tour` the tour.
+ */
+export function debugHandle({ log, sessionId, acpFs, tour, changes, agent, approvals, pageErrors }) {
+  return {
+    ready: true,
+    root: ROOT,
+    sessionId,
+    acpFs,
+    vfs,
+    get tourState() {
+      return tour.state;
+    },
+    async readText(path) {
+      const bytes = await readBytes(path);
+      return bytes === null ? null : new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
+    },
+    async readBytes(path) {
+      const bytes = await readBytes(path);
+      return bytes === null ? null : Array.from(bytes);
+    },
+    documentText: (path) => acpFs.documents.get(path),
+    changes: () =>
+      changes.map(({ id, sessionId: s, path, created, oldText, newText, mode, undone, merged }) => ({
+        id,
+        sessionId: s,
+        path,
+        created,
+        oldText,
+        newText,
+        mode,
+        undone,
+        merged: merged === true,
+      })),
+    agentResults: () => JSON.parse(JSON.stringify(agent.results)),
+    log: () => log.entries.map((e) => ({ ...e })),
+    pendingApprovals: () => approvals.pending(),
+    pageErrors: () => pageErrors.slice(),
+  };
+}
