@@ -43,6 +43,9 @@ HAND_WRITTEN = [
             "queued-writes-second-merges-onto-first": ["9.one-write", "9.merge-clean"],
             "queued-writes-overlap-refused": ["9.one-write", "9.overlap"],
             "queued-writes-other-files-independent": ["9.per-path"],
+            "stale-ledger-keyed-by-real-path": ["9.ledger-real-path", "9.merge-clean"],
+            "stale-document-version-unmoved-windowed": ["9.doc-version", "9.ledger-window", "9.merge-unchanged"],
+            "stale-merge-adjacent-lines-refused": ["9.adjacent", "9.overlap"],
         },
     ),
     HandWritten(

@@ -219,8 +219,4 @@ TESTED_ELSEWHERE = {
 # Rules a vector could pin but none does yet, with what such a vector would do. Listed in
 # COVERAGE.md as gaps rather than hidden: the generator accepts a rule with no vector only when
 # it is here, in NOT_EXPRESSIBLE or in TESTED_ELSEWHERE.
-NO_VECTOR_YET = {
-    "9.ledger-real-path": "Read through a symlink, change the target on another line, write to the target's own name: the write merges (`merged: true`).",
-    "9.doc-version": "A windowed read served from an unsaved buffer, then a write with the buffer untouched: written, not `stale_write`.",
-    "9.adjacent": "The disk changes line 2 after the read, the agent's content changes line 3: `stale_write`, nothing written.",
-}
+NO_VECTOR_YET = {}
