@@ -2,6 +2,8 @@
 //! directly where the storage's own promise is the point (semantics.md §3–§5).
 #![cfg(all(unix, feature = "disk"))]
 
+mod unprivileged;
+
 use acp_fs::{
     AcpFs, AcpFsError, DefaultHost, DiskStorage, FileKind, Metadata, Options, Outcome, Storage, StorageErrorKind,
 };
@@ -507,45 +509,54 @@ fn concurrent_writes_leave_one_whole_version() {
     assert_eq!(listing(&env.path("project")), ["busy.txt"]);
 }
 
+// Root runs these as nobody (unprivileged::run); a user that is not root but may write any file
+// (CAP_DAC_OVERRIDE) takes the privileged branch, which the re-run as nobody never may.
+
 #[test]
 fn read_only_file_is_not_replaced() {
-    let env = Env::new();
-    let path = env.path("project/locked.txt");
-    fs::write(&path, "locked\n").unwrap();
-    fs::set_permissions(&path, fs::Permissions::from_mode(0o444)).unwrap();
-    if fs::OpenOptions::new().write(true).open(&path).is_ok() {
-        // A privileged user (root, CAP_DAC_OVERRIDE) may write any file, so may we.
-        ok(env.write("project/locked.txt", "changed\n"));
-        assert_eq!(fs::read(&path).unwrap(), b"changed\n");
-        assert_eq!(mode(&path), 0o444);
-        return;
-    }
-    assert_eq!(error_kind(env.write("project/locked.txt", "changed\n")), "permission_denied");
-    assert_eq!(fs::read(&path).unwrap(), b"locked\n");
-    assert_eq!(listing(&env.path("project")), ["locked.txt"]);
+    unprivileged::run("read_only_file_is_not_replaced", || {
+        let env = Env::new();
+        let path = env.path("project/locked.txt");
+        fs::write(&path, "locked\n").unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o444)).unwrap();
+        if fs::OpenOptions::new().write(true).open(&path).is_ok() {
+            assert!(!unprivileged::is_child(), "nobody could open a read-only file for writing");
+            // A privileged user may write any file, so may we.
+            ok(env.write("project/locked.txt", "changed\n"));
+            assert_eq!(fs::read(&path).unwrap(), b"changed\n");
+            assert_eq!(mode(&path), 0o444);
+            return;
+        }
+        assert_eq!(error_kind(env.write("project/locked.txt", "changed\n")), "permission_denied");
+        assert_eq!(fs::read(&path).unwrap(), b"locked\n");
+        assert_eq!(listing(&env.path("project")), ["locked.txt"]);
+    });
 }
 
 #[test]
 fn read_only_directory_is_permission_denied() {
-    let env = Env::new();
-    fs::create_dir(env.path("project/ro")).unwrap();
-    fs::write(env.path("project/ro/a.txt"), "a\n").unwrap();
-    fs::set_permissions(env.path("project/ro"), fs::Permissions::from_mode(0o555)).unwrap();
-    let privileged = fs::write(env.path("project/ro/probe"), "").is_ok();
-    let _ = fs::remove_file(env.path("project/ro/probe"));
+    unprivileged::run("read_only_directory_is_permission_denied", || {
+        let env = Env::new();
+        fs::create_dir(env.path("project/ro")).unwrap();
+        fs::write(env.path("project/ro/a.txt"), "a\n").unwrap();
+        fs::set_permissions(env.path("project/ro"), fs::Permissions::from_mode(0o555)).unwrap();
+        let privileged = fs::write(env.path("project/ro/probe"), "").is_ok();
+        let _ = fs::remove_file(env.path("project/ro/probe"));
 
-    let outcomes = [env.write("project/ro/a.txt", "b\n"), env.write("project/ro/new.txt", "n\n")];
-    fs::set_permissions(env.path("project/ro"), fs::Permissions::from_mode(0o755)).unwrap();
-    if privileged {
-        // A privileged user may write anywhere, so may we.
-        outcomes.into_iter().for_each(ok);
-        return;
-    }
-    for out in outcomes {
-        assert_eq!(error_kind(out), "permission_denied");
-    }
-    assert_eq!(fs::read(env.path("project/ro/a.txt")).unwrap(), b"a\n");
-    assert_eq!(listing(&env.path("project/ro")), ["a.txt"]);
+        let outcomes = [env.write("project/ro/a.txt", "b\n"), env.write("project/ro/new.txt", "n\n")];
+        fs::set_permissions(env.path("project/ro"), fs::Permissions::from_mode(0o755)).unwrap();
+        if privileged {
+            assert!(!unprivileged::is_child(), "nobody could write into a read-only directory");
+            // A privileged user may write anywhere, so may we.
+            outcomes.into_iter().for_each(ok);
+            return;
+        }
+        for out in outcomes {
+            assert_eq!(error_kind(out), "permission_denied");
+        }
+        assert_eq!(fs::read(env.path("project/ro/a.txt")).unwrap(), b"a\n");
+        assert_eq!(listing(&env.path("project/ro")), ["a.txt"]);
+    });
 }
 
 // ---- reads ----

@@ -11,6 +11,7 @@ import { Volume } from 'memfs';
 import { fromNodeDisk, hostStorage, StorageSession } from '../../npm/shared/storage.mjs';
 import { AcpFs } from '../../npm/node/index.mjs';
 import { MapStorage, makeTempDir } from './harness.mjs';
+import { asUnprivileged } from './unprivileged.mjs';
 
 const text = (bytes) => Buffer.from(bytes).toString('utf8');
 
@@ -216,13 +217,14 @@ describe('fromNodeDisk on a real temp dir', () => {
     assert.ok(nodeFs.statSync(join(root, 'x', 'y', 'z')).isDirectory());
   });
 
-  test('a read-only file stays protected', { skip: process.getuid?.() === 0 && 'root may write any file' }, async () => {
+  // Root may write any file: as root this runs as nobody (unprivileged.mjs).
+  test('a read-only file stays protected', (t) => asUnprivileged(import.meta.url, t.name, async () => {
     const path = join(root, 'ro.txt');
     nodeFs.writeFileSync(path, 'keep\n');
     nodeFs.chmodSync(path, 0o444);
     await assert.rejects(disk.replaceFile(root, path, Buffer.from('x')), (e) => e.code === 'EACCES');
     assert.equal(nodeFs.readFileSync(path, 'utf8'), 'keep\n');
-  });
+  }, t));
 
   test('temporaries of dead processes are swept on a write; a live process keeps its own', async () => {
     const dead = spawnSync(process.execPath, ['-e', 'console.log(process.pid)']).stdout.toString().trim();

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Writes tests/vectors/*.json and tests/vectors/COVERAGE.md.
+"""Writes tests/vectors/*.json and tests/vectors/COVERAGE.md (see ../README.md).
 
     python3 tests/vectors/gen/generate.py          # write
     python3 tests/vectors/gen/generate.py --check  # verify the committed files are up to date
 
 Expectations come from docs/semantics.md: written by hand in sec_*.py, or, for long texts,
 computed by vectorlib.ref_window (the window rules of section 2 in a few lines of Python).
-No program under test is run.
+No program under test is run. The files it does not write are listed in hand_written.py; it
+reads them back for COVERAGE.md and refuses a `*.json` that is in neither list.
 """
 
 import json
@@ -19,10 +20,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from vectorlib import READ, dump_vectors, ref_window  # noqa: E402
-from rules import RULES, NOT_EXPRESSIBLE  # noqa: E402
+from rules import RULES, NOT_EXPRESSIBLE, TESTED_ELSEWHERE, NO_VECTOR_YET  # noqa: E402
+from hand_written import HAND_WRITTEN  # noqa: E402
 import sec_read, sec_paths, sec_deny, sec_enc, sec_write, sec_dispatch, sec_decisions  # noqa: E402
 
 OUT = os.path.dirname(HERE)
+REPO = os.path.dirname(os.path.dirname(OUT))
 
 def _split(fn, prefixes, long):
     def pick():
@@ -57,6 +60,12 @@ FILES = [
 
 KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 TOP_KEYS = {"name", "rule", "options", "sessions", "files", "storage", "documents", "hooks", "request", "raw", "expect"}
+# Hand-written files may also hold sequences (README.md, "Sequences").
+HAND_TOP_KEYS = TOP_KEYS | {"steps"}
+
+
+class Unaccounted(Exception):
+    """The folder and the two lists (FILES, hand_written.HAND_WRITTEN) disagree."""
 
 
 def as_u32(x):
@@ -139,11 +148,89 @@ def validate(all_vectors):
 RULE_IDS = {r[0] for r in RULES}
 
 
+def vector_files_on_disk():
+    """Every `*.json` below tests/vectors/ (but not gen/), as a path with `/` separators."""
+    found = set()
+    for dirpath, dirnames, filenames in os.walk(OUT):
+        dirnames[:] = [d for d in dirnames if os.path.join(dirpath, d) != HERE]
+        for f in filenames:
+            if f.endswith(".json"):
+                found.add(os.path.relpath(os.path.join(dirpath, f), OUT).replace(os.sep, "/"))
+    return found
+
+
+def check_accounted(on_disk):
+    """Each vector file is generated or hand-written, never both and never neither."""
+    generated = {f for f, _ in FILES}
+    hand = {h.name for h in HAND_WRITTEN}
+    problems = []
+    for f in sorted(generated & hand):
+        problems.append("%s is both generated (generate.FILES) and hand-written (hand_written.py)" % f)
+    for f in sorted(on_disk - generated - hand):
+        problems.append("%s is neither generated (generate.FILES) nor listed in hand_written.py" % f)
+    for f in sorted(hand - on_disk):
+        problems.append("%s is listed in hand_written.py but does not exist" % f)
+    if problems:
+        raise Unaccounted("\n".join(problems))
+
+
+def hand_written_vectors():
+    """The hand-written files of vectors, read back: [(file, [(vector, rule ids)])]."""
+    out = []
+    for h in HAND_WRITTEN:
+        if h.coverage is None:
+            continue
+        with open(os.path.join(OUT, h.name), encoding="utf-8") as fh:
+            vecs = json.load(fh)
+        assert isinstance(vecs, list), h.name + ": not a JSON array of vectors"
+        names = [v.get("name") for v in vecs]
+        unmapped = [n for n in names if n not in h.coverage]
+        gone = [n for n in h.coverage if n not in names]
+        if unmapped or gone:
+            raise Unaccounted("%s: vectors without rule ids in hand_written.py: %s; ids for vectors "
+                              "not in the file: %s" % (h.name, unmapped or "none", gone or "none"))
+        out.append((h.name, [(v, list(h.coverage[v["name"]])) for v in vecs]))
+    return out
+
+
+def validate_hand_written(hand_vectors, names):
+    """The README's rules for a vector, on files the generator did not write."""
+    for fname, vecs in hand_vectors:
+        for v, cov in vecs:
+            n = v["name"]
+            assert KEBAB.match(n), (fname, n)
+            assert n not in names, "duplicate name %s (%s)" % (n, fname)
+            names.add(n)
+            assert set(v) <= HAND_TOP_KEYS, (fname, n, set(v) - HAND_TOP_KEYS)
+            assert isinstance(v.get("rule"), str) and v["rule"].startswith("§"), (fname, n)
+            assert len([k for k in ("request", "raw", "steps") if k in v]) == 1, (fname, n)
+            assert isinstance(v.get("expect"), dict), (fname, n)
+            assert cov, (fname, n)
+            for c in cov:
+                assert c in RULE_IDS, (fname, n, c)
+
+
+def check_tested_elsewhere():
+    """Each test COVERAGE.md cites still exists under that name."""
+    for rid, tests in TESTED_ELSEWHERE.items():
+        assert rid in RULE_IDS, rid
+        for path, test in tests:
+            with open(os.path.join(REPO, path), encoding="utf-8") as fh:
+                assert test in fh.read(), "%s: %s no longer has a test %r" % (rid, path, test)
+
+
+def elsewhere_note(rid):
+    tests = TESTED_ELSEWHERE.get(rid, [])
+    return "; ".join("`%s` (`%s`)" % (name, path) for path, name in tests)
+
+
 COVERAGE_HEAD = """# Coverage: docs/semantics.md → vectors
 
 Generated by `gen/generate.py` from the rule ids each vector declares (the `rule` field of a
-vector names its main rule in words; one vector may pin several rules). Rules the vector format
-cannot express are marked, with the reason.
+vector names its main rule in words; one vector may pin several rules); the vectors of the
+hand-written files get theirs from `gen/hand_written.py`. Rules the vector format cannot express
+are marked, with the reason; tests outside the vectors that pin a rule are named; a rule a vector
+could pin but none does yet is marked *No vector yet*, with the vector it needs.
 
 | § | Rule | Vectors |
 |---|---|---|
@@ -229,9 +316,9 @@ Cases the contract still does not determine; no vector pins them.
 4. **Invalid session roots.** §8.1 refuses an invalid `cwd`/root when the session is opened, but
    the vector format cannot say that opening must fail (runners treat it as a failure). Proposal:
    `expect.sessionError: {code, data}` with no request.
-5. **Overlay lookup through a symlink.** Is an open document found by the requested path or by
-   the resolved one (they differ through a link inside the roots)? And does a leading U+FEFF in
-   `content` for a buffer-mode write follow the disk file's BOM, or is it dropped/kept as text?
+5. **A leading U+FEFF in a buffer-mode write.** Does a leading U+FEFF in `content` for a
+   buffer-mode write follow the disk file's BOM, or is it dropped/kept as text? (Which buffer a
+   write through a symlink reaches is settled: §8.1, `document-*` in `containment.json`.)
 6. **Replacing an open document larger than `maxReadBytes`.** §8 refuses replacing a *file*
    larger than `maxReadBytes`; §8.1 says open documents obey `maxReadBytes` like files. Does a
    buffer-mode write over such a buffer fail with `file_too_large`?
@@ -247,14 +334,20 @@ Cases the contract still does not determine; no vector pins them.
 
 
 def build():
-    all_vectors = [(fname, fn()) for fname, fn in FILES]
-    names = validate(all_vectors)
+    check_accounted(vector_files_on_disk())
+    generated = [(fname, fn()) for fname, fn in FILES]
+    names = validate(generated)
+    hand = hand_written_vectors()
+    validate_hand_written(hand, names)
+    check_tested_elsewhere()
+    assert not set(NO_VECTOR_YET) - RULE_IDS, set(NO_VECTOR_YET) - RULE_IDS
     outputs = {}
-    for fname, vecs in all_vectors:
+    for fname, vecs in generated:
         text = dump_vectors([v for v, _ in vecs])
         assert json.loads(text) == [v for v, _ in vecs], fname
         outputs[fname] = text
     by_rule = {r[0]: [] for r in RULES}
+    all_vectors = generated + hand
     for fname, vecs in all_vectors:
         for v, cov in vecs:
             for c in cov:
@@ -267,19 +360,34 @@ def build():
         if rid in NOT_EXPRESSIBLE:
             note = "*Not expressible as a vector:* " + NOT_EXPRESSIBLE[rid]
             cell = note + (" Related: " + cell if cell else "")
-        elif not vs:
+        elif rid in NO_VECTOR_YET:
+            assert not vs, "%s has vectors now: drop it from NO_VECTOR_YET" % rid
+            cell = "*No vector yet:* " + NO_VECTOR_YET[rid]
+        elif not vs and rid not in TESTED_ELSEWHERE:
             missing.append(rid)
+        if rid in TESTED_ELSEWHERE:
+            sep = " " if cell.endswith(".") else "; " if cell else ""
+            cell += sep + "*Tested outside the vectors:* " + elsewhere_note(rid)
         rows.append("| %s | %s | %s |" % (sec, text.replace("|", "\\|"), cell))
     assert not missing, "rules without vectors: %s" % missing
-    counts = ["| `%s` | %d |" % (f, len(vecs)) for f, vecs in all_vectors]
+    hand_names = {h.name for h in HAND_WRITTEN}
+    counts = ["| `%s` | %d | %s |" % (f, len(vecs), "by hand" if f in hand_names else "generated")
+              for f, vecs in all_vectors]
     total = sum(len(vecs) for _, vecs in all_vectors)
-    summary = "\n## Files\n\n| file | vectors |\n|---|---|\n" + "\n".join(counts) + "\n| total | %d |\n" % total
+    others = ["`%s` is written by hand too and not counted here: %s" % (h.name, h.why)
+              for h in HAND_WRITTEN if h.coverage is None]
+    summary = ("\n## Files\n\n| file | vectors | written |\n|---|---|---|\n" + "\n".join(counts)
+               + "\n| total | %d | |\n" % total + "".join("\n" + o + "\n" for o in others))
     outputs["COVERAGE.md"] = COVERAGE_HEAD + "\n".join(rows) + "\n" + summary + COVERAGE_TAIL
     return outputs, total, len(names)
 
 
 def main():
-    outputs, total, _ = build()
+    try:
+        outputs, total, _ = build()
+    except Unaccounted as e:
+        print(e, file=sys.stderr)
+        sys.exit(1)
     check = "--check" in sys.argv
     stale = []
     for fname, text in outputs.items():
@@ -296,7 +404,9 @@ def main():
                 fh.write(text)
     if check:
         if stale:
-            print("stale: " + ", ".join(stale))
+            # A generated file is never edited by hand: the change belongs in gen/.
+            print("stale: %s (generated files differ from what gen/ writes; change gen/ and run "
+                  "python3 tests/vectors/gen/generate.py)" % ", ".join(stale), file=sys.stderr)
             sys.exit(1)
         print("up to date: %d vectors" % total)
     else:

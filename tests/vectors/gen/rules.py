@@ -122,6 +122,7 @@ RULES = [
     ("81.doc-max-read", "§8.1", "Open documents obey `maxReadBytes` like files"),
     ("81.write-nul", "§8.1", "A write whose text (after a leading U+FEFF) has a NUL in its first 8 KiB is `-32602` field `content`: reads would refuse the file as `binary_file`"),
     ("81.bom-write", "§8.1", "BOM on write: a leading U+FEFF in `content` is the BOM (new file: written as a BOM; existing file without one: dropped); `newText` never starts with U+FEFF"),
+    ("81.doc-lookup", "§8.1", "Open documents are looked up by the requested path, then by the resolved real path, then by the real path of every other open document (a buffer opened under a symlink's name): reads and writes alike"),
     ("81.change-path", "§8.1", "Change records name the requested (normalized) path, also through a symlink"),
     ("81.doc-no-file", "§8.1", "A buffer-mode write to an open document with no file in storage: `created: false`, `oldText` = the buffer"),
     ("81.doc-line-endings", "§8.1", "Line endings for open documents follow the buffer's text (CRLF buffer → CRLF written into it)"),
@@ -141,6 +142,41 @@ RULES = [
     ("81.raw-lone-surrogate-envelope", "§8.1", "Raw: a lone surrogate escape elsewhere in a request (another member, a member's name, the method) is `-32600`, id echoed"),
     ("81.raw-number-range", "§8.1", "Raw: a number beyond f64's range (`1e400`, 400 digits) is judged like any too-large number: `-32602` naming the field (strict) or absent (lenient), id echoed; params nested too deep is `-32602` naming the member"),
     ("81.js-lone-surrogate", "§8.1", "JS API: a lone surrogate in a string param is `-32602` naming the field"),
+    # 8.2 Containment while the disk moves
+    ("82.checked-opened", "§8.2", "What was checked is what is opened: storage requests name the checked real path and its root; a symlink met on the way is `symlink_escape`, never served from outside"),
+    ("82.one-open-file", "§8.2", "A read opens the file once and reads every range from that handle: a file replaced during a read gives the old version or the new one, never a mix"),
+    ("82.open-head", "§8.2", "`open` may send up to `head` bytes of the file it opened as the first chunk; more than asked, or bytes without an open file, are a wrong answer"),
+    ("82.hard-links", "§8.2", "`refuseHardlinks` (default on): a regular file with more than one link is refused for reads and writes with kind `hard_link`"),
+    ("82.hard-links-off", "§8.2", "`refuseHardlinks: false` serves hard-linked files; what the other names of a written file then hold is the storage's business"),
+    ("82.temporaries", "§8.2", "Temporary files of a dead process (`.<name>.acp-fs-<pid>-<n>.tmp`) are removed by the next write to the same directory"),
+    # 9. Edits that never clobber
+    ("9.ledger-session", "§9", "The read ledger is per session: another session's read says nothing about this session's write"),
+    ("9.ledger-real-path", "§9", "Ledger entries are keyed by the file's real path (a symlink's name and its target are one file)"),
+    ("9.ledger-text", "§9", "A whole-file read keeps the text itself, up to `ledgerFileBytes` (default 1 MiB) per file; past that, a 64-bit digest"),
+    ("9.ledger-window", "§9", "A windowed read keeps the file's identity (size and modification time; for a read from an open document or a whole-file storage, a digest of the text and the document's version)"),
+    ("9.ledger-bounds", "§9", "Each session's ledger stays under `ledgerSessionBytes` (default 16 MiB), least recently used files dropped first; ledgers of sessions the host never opened are kept for the 64 most recently active"),
+    ("9.close-session", "§9", "`closeSession` drops the session's ledger"),
+    ("9.now", "§9", "What is there now is the open document's text (under whichever name it is open), else the file in storage"),
+    ("9.saved", "§9", "A document the host marked saved or reloaded matches storage: a windowed base is judged on the storage's identity instead of the buffer"),
+    ("9.doc-version", "§9", "Every `documents.open/update/reloaded` and every write into a buffer gives the document a new version; a base read from a document whose version has not moved is unchanged"),
+    ("9.merge-unchanged", "§9", "`onConflict: \"merge\"` (default): a file unchanged since the read is written as sent"),
+    ("9.merge-clean", "§9", "Changed, with a kept text as base: a three-way line merge of base, current and content; a clean merge writes the merged text and the change record carries `merged: true`"),
+    ("9.merge-approval", "§9", "The approval hook sees the merged text"),
+    ("9.overlap", "§9", "An overlap is refused with kind `stale_write` (-32603, data `{errorKind, path, hint}`) and changes nothing"),
+    ("9.separated", "§9", "Edits are non-overlapping when at least one unchanged line separates them"),
+    ("9.adjacent", "§9", "Edits on adjacent lines are an overlap"),
+    ("9.base-unmergeable", "§9", "A base that is a digest or an identity cannot be merged: changed is `stale_write`"),
+    ("9.reject", "§9", "`onConflict: \"reject\"`: any change since the read is `stale_write`"),
+    ("9.overwrite", "§9", "`onConflict: \"overwrite\"`: the agent's content replaces whatever is there"),
+    ("9.deleted", "§9", "A file deleted since the read (no file, no buffer) counts as changed and cannot be merged: it is not recreated"),
+    ("9.unprovable", "§9", "A change that cannot be proven absent counts as a change: a windowed base on a storage without modification times, or compared with an unsaved buffer, is `stale_write`"),
+    ("9.line-endings", "§9", "Line endings are converted (§4) before the merge: an agent's LF content merges into a CRLF file"),
+    ("9.blind", "§9", "A blind write (a file the session never read, or one its ledger dropped) behaves as before §9"),
+    ("9.after-write", "§9", "After a successful write the session's ledger holds what was written"),
+    ("9.approval-recheck", "§9", "After the approval and before anything is written, the text the approval showed must still be there, else `stale_write` and nothing written"),
+    ("9.one-write", "§9", "Writes to one real path take turns in the order they reached it, and a write reads what it replaces only once it has the turn"),
+    ("9.per-path", "§9", "Turns are per real path: writes to other files, and reads, never wait"),
+    ("9.turn-release", "§9", "A write's turn ends when its operation ends, however it ends: success, error, cancellation, or the host dropping it"),
 ]
 
 NOT_EXPRESSIBLE = {
@@ -153,4 +189,34 @@ NOT_EXPRESSIBLE = {
     "8.raw-cancel": "Cancelling the matching request needs two messages in flight; that `handle()` itself answers `$/cancel_request` with nothing is pinned (§8.1).",
     "81.session-invalid": "A vector's sessions must open; the format has no way to expect `open_session` to fail.",
     "81.js-lone-surrogate": "The JSON vector files cannot hold a lone surrogate in a `request` (JSON parsers reject or replace it); this is a test for the JS bindings.",
+    "82.checked-opened": "The disk must move between the check and the open; a vector's storage holds still during a request.",
+    "82.one-open-file": "The file must be replaced during the read; a vector's storage holds still during a request.",
+    "82.open-head": "What a storage sends with `open` is the runner's storage, not the vector's; no trait makes it send a head, or a wrong one.",
+    "82.temporaries": "Temporary files and processes belong to the disk storage, below the engine the vectors drive.",
+    "9.merge-approval": "`hooks.approve` answers yes or no; the format cannot say what the approval was shown.",
+    "9.approval-recheck": "Steps run one after another: nothing can change storage while an approval is pending.",
+    "9.turn-release": "Cancelling or dropping an operation that holds a turn needs two requests in flight and a cancel; `together` only starts requests.",
 }
+
+# Rules pinned by tests outside the vector format: {rule id: [(file from the repository root,
+# test name)]}. COVERAGE.md names them; the generator checks that each file still has the test.
+TESTED_ELSEWHERE = {
+    "9.ledger-text": [("core/tests/edits.rs", "a_file_larger_than_the_per_file_bound_keeps_a_digest")],
+    "9.ledger-bounds": [("core/tests/edits.rs", "the_ledger_stays_under_its_bound_over_ten_thousand_files")],
+    "9.merge-clean": [("core/tests/edits.rs", "non_overlapping_edits_keep_both")],
+    "9.overlap": [("core/tests/edits.rs", "conflicting_merge_never_writes")],
+    "9.separated": [("core/tests/edits.rs", "non_overlapping_edits_keep_both")],
+    "9.base-unmergeable": [("core/tests/edits.rs", "a_file_larger_than_the_per_file_bound_keeps_a_digest")],
+    "9.one-write": [("core/tests/edits.rs", "threads_running_writes_to_one_file_take_turns")],
+    "82.checked-opened": [("core/tests/race.rs", "containment_holds_while_directories_are_exchanged_for_symlinks"),
+                          ("core/tests/race.rs", "containment_holds_while_directories_are_renamed_into_symlinks")],
+    "82.one-open-file": [("core/tests/torn.rs", "every_window_is_one_version_while_the_file_is_replaced")],
+    "82.open-head": [("core/tests/engine.rs", "a_head_sent_with_the_open_is_the_first_chunk")],
+    "82.temporaries": [("core/tests/crash.rs", "a_killed_write_leaves_the_old_or_the_new_file_and_no_temporary"),
+                       ("tests/node/node-disk.test.mjs", "temporaries of dead processes are swept on a write")],
+}
+
+# Rules a vector could pin but none does yet, with what such a vector would do. Listed in
+# COVERAGE.md as gaps rather than hidden: the generator accepts a rule with no vector only when
+# it is here, in NOT_EXPRESSIBLE or in TESTED_ELSEWHERE.
+NO_VECTOR_YET = {}
