@@ -4,7 +4,7 @@
 # then copies the shared driver, types and adapters into the package so `npm pack` is
 # self-contained. Idempotent; prints the .wasm size raw and gzipped.
 #
-# Traps avoided on purpose (shared/research/toolchain.md): no wasm-pack (it downloads tools),
+# Traps avoided on purpose (docs/toolchain.md#the-wasm-package): no wasm-pack (it downloads tools),
 # no Debian binaryen (its wasm-opt writes modules that fail to instantiate), no `strip` in the
 # release profile (wasm-bindgen needs the target_features section).
 set -euo pipefail
