@@ -48,6 +48,9 @@ if [ -n "$release" ] && [ "$(uname -s)" = Linux ] && [ "$(uname -m)" = x86_64 ] 
   strip --strip-unneeded "$pkg/acp-fs.linux-x64-gnu.node"
 fi
 
+# Every package ships the licenses (MIT OR Apache-2.0), copied from the repository root.
+for dir in "$pkg" "$pkg"/npm/*/; do cp LICENSE-MIT LICENSE-APACHE "$dir"; done
+
 # Each platform package (npm/node/npm/<platformArchABI>) carries its addon; the main package finds
 # it through optionalDependencies, or beside its loader during development.
 for node_file in "$pkg"/acp-fs.*.node; do

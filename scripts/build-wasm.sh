@@ -60,6 +60,8 @@ copy_dir() { # src dst pattern...
 copy_dir npm/shared "$PKG/shared" '*.mjs'
 copy_dir npm/types "$PKG/types" '*.d.ts'
 copy_dir npm/adapters "$PKG/adapters" '*.mjs' '*.d.ts'
+# The package ships the licenses (MIT OR Apache-2.0), copied from the repository root.
+cp LICENSE-MIT LICENSE-APACHE "$PKG/"
 
 wasm="$PKG/pkg/acp_fs_wasm_bg.wasm"
 raw_size=$(wc -c <"$RAW")
