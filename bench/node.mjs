@@ -21,9 +21,11 @@
 // Each of those is the total wall time of its requests, in its own process, after one warm-up
 // request on a tiny file.
 //
-// Usage: node bench/node.mjs [--quick] [--only=windows,paging,big]
+// Usage: node bench/node.mjs [--quick] [--only=windows,paging,big] [--results=<file>]
 // --quick (a smoke run, seconds) uses few iterations, 10 MB instead of 100 MB for the windows,
 // a 4 MB paging file, a 16 MB "big" file and one run per scenario.
+// A full run (neither --quick nor --only) writes its tables into docs/benchmarks/latest.md
+// (bench/results.mjs); a partial one writes only where --results says.
 
 import { execFileSync } from 'node:child_process';
 import * as nodeFs from 'node:fs';
@@ -31,7 +33,9 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { resultsFile, transcript, writeSection } from './results.mjs';
 
+const { say, text: printed } = transcript();
 const here = dirname(fileURLToPath(import.meta.url));
 const WINDOW = 10;
 const PAGE = 2000;
@@ -244,8 +248,8 @@ async function windowsSection(dir, quick) {
       );
     }
   }
-  console.log(`Node ${process.version}, ${process.platform}-${process.arch}; 10-line windows; peak RSS per scenario (own process).\n`);
-  console.log(lines.join('\n'));
+  say(`Node ${process.version}, ${process.platform}-${process.arch}; 10-line windows; peak RSS per scenario (own process).\n`);
+  say(lines.join('\n'));
 }
 
 /** Runs a child scenario and parses what it prints. */
@@ -318,8 +322,8 @@ async function pagingSection(dir, quick) {
       fmtRow(['last window, cold (new process, no index)', '1', fmtTime(cold), '', `${cold.maxRssMb.toFixed(0)} MB`, '']),
       fmtRow(['last window, warm (after the paging, same process)', '1', fmtMs(paged.warmLastMs), '', '', '']),
     ];
-    console.log(`\n${label} text file (${fmtCount(lines)} lines), native disk backend; ${runs > 1 ? `median of ${runs} runs (min–max)` : 'one run'}, each in its own process.\n`);
-    console.log(out.join('\n'));
+    say(`\n${label} text file (${fmtCount(lines)} lines), native disk backend; ${runs > 1 ? `median of ${runs} runs (min–max)` : 'one run'}, each in its own process.\n`);
+    say(out.join('\n'));
   } finally {
     nodeFs.rmSync(path, { force: true });
   }
@@ -332,7 +336,7 @@ async function bigSection(dir, quick) {
   const free = nodeFs.statfsSync(dir);
   const freeBytes = free.bavail * free.bsize;
   if (freeBytes < need) {
-    console.log(`\n${label} file: skipped, ${(freeBytes / GB).toFixed(1)} GB free under ${dir} (needs ${(need / GB).toFixed(1)} GB).`);
+    say(`\n${label} file: skipped, ${(freeBytes / GB).toFixed(1)} GB free in the OS temp dir (needs ${(need / GB).toFixed(1)} GB).`);
     return;
   }
   const path = join(dir, `big-${size}.txt`);
@@ -356,8 +360,8 @@ async function bigSection(dir, quick) {
       fmtRow(['paging, 2,000-line windows, first to last', fmtCount(paged.requests), fmtTime(paged), tenths(paged), `${paged.maxRssMb.toFixed(0)} MB`]),
       fmtRow(['last window, warm (after the paging, same process)', '1', fmtMs(paged.warmLastMs), '', '']),
     ];
-    console.log(`\n${label} text file (${fmtCount(lines)} lines), native disk backend, default options; ${runs > 1 ? `median of ${runs} runs (min–max)` : 'one run'}, each in its own process.\n`);
-    console.log(out.join('\n'));
+    say(`\n${label} text file (${fmtCount(lines)} lines), native disk backend, default options; ${runs > 1 ? `median of ${runs} runs (min–max)` : 'one run'}, each in its own process.\n`);
+    say(out.join('\n'));
   } finally {
     nodeFs.rmSync(path, { force: true });
   }
@@ -365,19 +369,25 @@ async function bigSection(dir, quick) {
 
 async function main() {
   const quick = process.argv.includes('--quick');
-  const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',') ?? ['windows', 'paging', 'big'];
+  const onlyArg = process.argv.find((a) => a.startsWith('--only='));
+  const only = onlyArg?.slice('--only='.length).split(',') ?? ['windows', 'paging', 'big'];
+  const results = resultsFile(process.argv, quick || onlyArg !== undefined);
   const dir = nodeFs.realpathSync(nodeFs.mkdtempSync(join(tmpdir(), 'acpfs-bench-')));
   // A shared machine's load is part of the numbers: say what it was.
   const load = () => loadavg().map((l) => l.toFixed(1)).join(', ');
-  console.log(`${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}; load average ${load()} at the start.\n`);
+  say(`${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}; load average ${load()} at the start.\n`);
   try {
     nodeFs.writeFileSync(join(dir, 'warm.txt'), 'warm\n');
     if (only.includes('windows')) await windowsSection(dir, quick);
     if (only.includes('paging')) await pagingSection(dir, quick);
     if (only.includes('big')) await bigSection(dir, quick);
-    console.log(`\nLoad average ${load()} at the end.`);
+    say(`\nLoad average ${load()} at the end.`);
   } finally {
     nodeFs.rmSync(dir, { recursive: true, force: true });
+  }
+  if (results) {
+    const title = `@acp-fs/node (bench/node.mjs${quick ? ' --quick' : ''}${onlyArg ? ` ${onlyArg}` : ''})`;
+    console.error(`results written to ${writeSection('node', title, printed(), { file: results })}`);
   }
 }
 

@@ -4,15 +4,21 @@
 // and at the end, and whole files. Prints a table, where the time of a whole-file read goes, and
 // the goals (10 MB windows at least 3x the baseline; whole 4 KB reads within 1.5x of it).
 //
-//   scripts/build-wasm.sh && node bench/wasm.mjs
+//   scripts/build-wasm.sh && node bench/wasm.mjs [--results=<file>]
 //
-// A benchmark, not a test: numbers depend on the machine; nothing here asserts a time.
+// A benchmark, not a test: numbers depend on the machine; nothing here asserts a time. The tables
+// go into docs/benchmarks/latest.md (bench/results.mjs), or into --results' file.
 
+import { execFileSync } from 'node:child_process';
 import { AcpFs } from '../npm/wasm/node.mjs';
 import { binding } from '../npm/wasm/lib/api.mjs';
+import { CHROMIUM } from '../tests/browser/chromium.mjs';
 import { launch } from '../tests/browser/run.mjs';
 import { serve } from '../tests/browser/server.mjs';
+import { load, resultsFile, transcript, writeSection } from './results.mjs';
 import { runBench } from './wasm-core.mjs';
+
+const { say, text: printed } = transcript();
 
 const HANG_GUARD_MS = 10 * 60 * 1000;
 
@@ -32,6 +38,14 @@ async function inChromium() {
   }
 }
 
+function chromiumVersion() {
+  try {
+    return execFileSync(CHROMIUM, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return 'Chromium (version unknown)';
+  }
+}
+
 const size = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(1)} MB` : `${(n / 1024).toFixed(1)} KB`);
 const ms = (x) => (x < 0.1 ? `${(x * 1000).toFixed(1)} µs` : `${x.toFixed(2)} ms`);
 const times = (x) => `${x.toFixed(x < 10 ? 2 : 0)}×`;
@@ -42,11 +56,13 @@ function table(head, rows) {
   return [line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
 }
 
+const startLoad = load();
 const node = await runBench({ AcpFs, binding });
 const chromium = await inChromium();
+say(`${chromiumVersion()}; load average ${startLoad} at the start, ${load()} at the end.`);
 
-console.log('\nReads through AcpFs.readTextFile (in-memory storage, ranged reads) vs decode+split+slice+join:\n');
-console.log(
+say('\nReads through AcpFs.readTextFile (in-memory storage, ranged reads) vs decode+split+slice+join:\n');
+say(
   table(
     ['text', 'read', 'Node wasm', 'Node baseline', 'Node speedup', 'Chromium wasm', 'Chromium baseline', 'Chromium speedup'],
     node.rows.map((r, i) => {
@@ -56,27 +72,27 @@ console.log(
   ),
 );
 
-console.log('\nWhere the time of a whole-file read goes (engine = the binding stepped by hand, no driver;');
-console.log('copy in = the bytes into wasm memory, string out = decoding the content into a JS string):\n');
+say('\nWhere the time of a whole-file read goes (engine = the binding stepped by hand, no driver;');
+say('copy in = the bytes into wasm memory, string out = decoding the content into a JS string):\n');
 const parts = (env, b) => [env, size(b.size), ms(b.totalMs), ms(b.engineMs), ms(Math.max(b.driverMs, 0)), ms(b.copyInMs), ms(b.stringOutMs)];
-console.log(
+say(
   table(
     ['where', 'text', 'total', 'engine steps', 'driver', '≈ copy in', '≈ string out'],
     [...node.breakdown.map((b) => parts('Node', b)), ...chromium.breakdown.map((b) => parts('Chromium', b))],
   ),
 );
 
-console.log('\nOne whole 4 KB read through the binding alone, per step (ranged reads; µs per call):\n');
+say('\nOne whole 4 KB read through the binding alone, per step (ranged reads; µs per call):\n');
 const us = (x) => `${x.toFixed(2)} µs`;
 const stepRow = (env, s) => [env, us(s.startUs), us(s.openUs), us(s.freeUs), us(s.totalUs)];
-console.log(
+say(
   table(
     ['where', 'start → open', 'open answer (with the head) → done', 'free', 'total'],
     [stepRow('Node', node.steps), stepRow('Chromium', chromium.steps)],
   ),
 );
 
-console.log('\nGoals:');
+say('\nGoals:\n');
 for (const [env, r] of [
   ['Node', node],
   ['Chromium', chromium],
@@ -84,7 +100,10 @@ for (const [env, r] of [
   const big = r.rows.filter((x) => x.size > 5e6 && x.case.startsWith('window'));
   const small = r.rows.find((x) => x.size < 1e4 && x.case === 'whole file');
   const worst = Math.min(...big.map((x) => x.speedup));
-  console.log(`  ${env}: 10 MB windows ≥ 3× baseline: ${worst >= 3 ? 'met' : 'NOT met'} (slowest window ${times(worst)})`);
+  say(`- ${env}: 10 MB windows ≥ 3× baseline: ${worst >= 3 ? 'met' : 'NOT met'} (slowest window ${times(worst)})`);
   const ratio = small.wasmMs / small.baselineMs;
-  console.log(`  ${env}: whole 4 KB read within 1.5× of baseline: ${ratio <= 1.5 ? 'met' : 'NOT met'} (${times(ratio)} the baseline's time)`);
+  say(`- ${env}: whole 4 KB read within 1.5× of baseline: ${ratio <= 1.5 ? 'met' : 'NOT met'} (${times(ratio)} the baseline's time)`);
 }
+
+const results = resultsFile(process.argv, false);
+if (results) console.error(`results written to ${writeSection('wasm', '@acp-fs/wasm in Node and Chromium (bench/wasm.mjs)', printed(), { file: results })}`);

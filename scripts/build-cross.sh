@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Cross-builds the native addon of @acp-fs/node for the platforms Electron ships, on this Linux x64
 # machine, and puts each into its platform package (npm/node/npm/<platform>). Run after
-# scripts/build-node.sh (which builds the host's addon, the loader and the shared sources).
+# scripts/build-node.sh (which builds the host's addon, the loader and the shared sources, and copies
+# the licenses into every platform package).
 # The toolchains come from package registries only; `./dev release` and `./dev test` install them
 # (need_cross in ./dev) and cache what they can under .cache/:
 #

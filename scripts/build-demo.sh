@@ -30,7 +30,7 @@ mkdir -p "$TMP"
 
 # @acp-fs/wasm is resolved to the package in this repository, exactly as an app would get it
 # from npm (its package.json decides the entry). @zenfs/core and the SDK bundle without Node
-# polyfills (shared/research/toolchain.md), so none are configured: a Node built-in sneaking in
+# polyfills (docs/toolchain.md#the-browser-tests), so none are configured: a Node built-in sneaking in
 # fails the build instead of shipping a broken page.
 "$ESBUILD" "$DEMO/src/main.mjs" \
   --bundle --format=esm --platform=browser --target=es2022 \

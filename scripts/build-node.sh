@@ -41,12 +41,15 @@ cp npm/types/acp-fs.d.ts "$pkg/index.d.cts"
 # The engine's value types they import, generated from core/src/host.rs.
 cp npm/types/host.d.ts "$pkg/host.d.ts"
 
-# `napi build --strip` has no effect in @napi-rs/cli 3.10 (shared/research/toolchain.md), so strip
+# `napi build --strip` has no effect in @napi-rs/cli 3.10 (docs/toolchain.md#napi-build---strip-does-nothing), so strip
 # release addons here: symbols are a quarter of the file and nobody debugs a published addon.
 # Only the host's addon: the cross-built ones beside it (scripts/build-cross.sh) are not ELF x64.
 if [ -n "$release" ] && [ "$(uname -s)" = Linux ] && [ "$(uname -m)" = x86_64 ] && command -v strip >/dev/null; then
   strip --strip-unneeded "$pkg/acp-fs.linux-x64-gnu.node"
 fi
+
+# Every package ships the licenses (MIT OR Apache-2.0), copied from the repository root.
+for dir in "$pkg" "$pkg"/npm/*/; do cp LICENSE-MIT LICENSE-APACHE "$dir"; done
 
 # Each platform package (npm/node/npm/<platformArchABI>) carries its addon; the main package finds
 # it through optionalDependencies, or beside its loader during development.

@@ -4,7 +4,7 @@
 # then copies the shared driver, types and adapters into the package so `npm pack` is
 # self-contained. Idempotent; prints the .wasm size raw and gzipped.
 #
-# Traps avoided on purpose (shared/research/toolchain.md): no wasm-pack (it downloads tools),
+# Traps avoided on purpose (docs/toolchain.md#the-wasm-package): no wasm-pack (it downloads tools),
 # no Debian binaryen (its wasm-opt writes modules that fail to instantiate), no `strip` in the
 # release profile (wasm-bindgen needs the target_features section).
 set -euo pipefail
@@ -60,6 +60,8 @@ copy_dir() { # src dst pattern...
 copy_dir npm/shared "$PKG/shared" '*.mjs'
 copy_dir npm/types "$PKG/types" '*.d.ts'
 copy_dir npm/adapters "$PKG/adapters" '*.mjs' '*.d.ts'
+# The package ships the licenses (MIT OR Apache-2.0), copied from the repository root.
+cp LICENSE-MIT LICENSE-APACHE "$PKG/"
 
 wasm="$PKG/pkg/acp_fs_wasm_bg.wasm"
 raw_size=$(wc -c <"$RAW")

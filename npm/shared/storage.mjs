@@ -21,9 +21,10 @@ export const isThenable = (value) =>
 const then = (value, f, onError) => (isThenable(value) ? Promise.resolve(value).then(f, onError) : f(value));
 
 /**
- * WireCaps from the storage's shape; `storage.capabilities` may override any field. Symlinks are
- * 'resolvable' only with both `realpath` and `lstat`, 'none' with neither, and otherwise
- * 'unresolvable': a storage that can show links but not resolve them must fail closed.
+ * StorageCaps (core/src/storage.rs) from the storage's shape; `storage.capabilities` may
+ * override any field. Symlinks are 'resolvable' only with both `realpath` and `lstat`, 'none'
+ * with neither, and otherwise 'unresolvable': a storage that can show links but not resolve
+ * them must fail closed.
  */
 export function deriveCaps(storage) {
   const realpath = has(storage, 'realpath');

@@ -137,7 +137,7 @@ for (const [label, pkg, storage] of packages) {
       async acp(fs) {
         const server = fs.mcpOverAcp(KEY, { name: 'files' });
         const pair = acpPair(
-          // As the README wires it: toRequestError keeps the binding's outer codes (-33001, -32602, -32800).
+          // As docs/mcp.md wires it: toRequestError keeps the binding's outer codes (-33001, -32602, -32800).
           acp.client().onRequest('mcp/message', (ctx) =>
             server.handleMessage(ctx.params, ctx).catch((e) => Promise.reject(pkg.toRequestError(e, acp.RequestError))),
           ),

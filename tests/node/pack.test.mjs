@@ -1,6 +1,6 @@
 // `npm pack` of @acp-fs/node and its linux-x64-gnu platform package, installed offline into a
 // fresh project: imported, required and type-checked as a user would, the addon coming from the
-// platform package.
+// platform package. And what every package's tarball carries besides its code: the licenses.
 
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -49,7 +49,26 @@ test('the packed package holds the driver and types but no addon; the platform p
     assert.ok(files.includes(f), `${f} is shipped`);
   }
   const platform = join(project, 'node_modules', '@acp-fs', 'node-linux-x64-gnu');
-  assert.deepEqual(nodeFs.readdirSync(platform).sort(), ['acp-fs.linux-x64-gnu.node', 'package.json']);
+  assert.deepEqual(nodeFs.readdirSync(platform).sort(), ['LICENSE-APACHE', 'LICENSE-MIT', 'acp-fs.linux-x64-gnu.node', 'package.json']);
+});
+
+// The crate and the packages are MIT OR Apache-2.0; either text must travel with every tarball,
+// the platform packages included (they are installed on their own, without the main package).
+test('every package\'s tarball ships both license texts, as the repository root has them', () => {
+  const packages = [
+    pkgDir,
+    ...nodeFs.readdirSync(join(pkgDir, 'npm')).map((platform) => join(pkgDir, 'npm', platform)),
+    join(root, 'npm', 'wasm'),
+  ];
+  assert.equal(packages.length, 7, 'the main package, its 5 platform packages and @acp-fs/wasm');
+  for (const dir of packages) {
+    const [{ name, files }] = JSON.parse(run('npm', ['pack', '--dry-run', '--json'], dir));
+    const shipped = files.map((f) => f.path);
+    for (const license of ['LICENSE-MIT', 'LICENSE-APACHE']) {
+      assert.ok(shipped.includes(license), `${name} ships ${license} (it ships ${shipped.join(' ')})`);
+      assert.ok(nodeFs.readFileSync(join(dir, license)).equals(nodeFs.readFileSync(join(root, license))), `${name}'s ${license} is the repository's`);
+    }
+  }
 });
 
 test('import and require both work in a fresh project', { skip: !supported && 'linux-x64 only' }, () => {
