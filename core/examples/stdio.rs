@@ -8,7 +8,8 @@
 //! Every `--root` (a relative one is taken from the current directory) is the root set of every
 //! session: any `sessionId` is served with that default policy. Roots are passed as given, not
 //! canonicalized: the engine resolves them itself when a real path needs it, so a root that is a
-//! symlink (macOS `/tmp`) serves the paths under the name it was given.
+//! symlink (macOS `/tmp`) serves the paths under the name it was given and under its real path
+//! (`/private/tmp`), as every host does (semantics.md §8, "Roots and symlinks").
 //! `--read-only` refuses writes (`-32601`) and advertises `writeTextFile: false`.
 //!
 //! Try it:

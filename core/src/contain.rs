@@ -21,9 +21,23 @@ pub(crate) struct Target {
     pub missing: Option<usize>,
 }
 
-/// The checks that need no I/O: lexical roots and the deny list.
-pub(crate) fn lexical(shared: &Shared, roots: &[AbsPath], path: &AbsPath, writing: bool) -> Result<(), AcpFsError> {
-    if !roots.iter().any(|r| path.starts_with(r)) {
+/// The checks on the requested name: the roots and the deny list.
+///
+/// A root is also known by its real path (semantics.md §8): an agent that canonicalized its
+/// working directory, as Node's `process.cwd()` does on macOS (`/tmp` is `/private/tmp`), names
+/// files under the root's real path. Roots are resolved only when the names disagree, so a
+/// request under a root's own name costs no I/O here, and a root that cannot be resolved
+/// contains nothing beyond its name.
+pub(crate) async fn by_name(
+    shared: &Shared,
+    io: &Channel,
+    roots: &[AbsPath],
+    path: &AbsPath,
+    writing: bool,
+) -> Result<(), AcpFsError> {
+    let inside = roots.iter().any(|r| path.starts_with(r))
+        || (shared.caps.symlinks == Symlinks::Resolvable && resolved_root_of(io, roots, path).await.is_some());
+    if !inside {
         if shared.policy.options.zed_compat && !writing {
             return Err(AcpFsError::not_found(path.as_str()));
         }
@@ -109,7 +123,7 @@ async fn resolved_root_of(io: &Channel, roots: &[AbsPath], real: &AbsPath) -> Op
     None
 }
 
-/// The root a lexically checked path lies under ([`lexical`] has made sure there is one).
+/// The root a lexically checked path lies under ([`by_name`] has made sure there is one).
 fn lexical_root(roots: &[AbsPath], path: &AbsPath) -> AbsPath {
     roots.iter().find(|r| path.starts_with(r)).unwrap_or(path).clone()
 }

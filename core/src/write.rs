@@ -33,7 +33,7 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
     let opts = &shared.policy.options;
     let p = params::write(&params, opts.lenient_params)?;
     let roots = shared.roots(&p.session_id)?;
-    contain::lexical(&shared, &roots, &p.path, true)?;
+    contain::by_name(&shared, &io, &roots, &p.path, true).await?;
     if p.content.len() as u64 > opts.max_write_bytes {
         return Err(too_large(&p.path, opts.max_write_bytes, "the content is larger than maxWriteBytes"));
     }

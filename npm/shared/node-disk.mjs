@@ -158,7 +158,9 @@ export function fromNodeDisk(fs = builtinFs(), { procfs = true } = {}) {
       if ((await fsp.realpath(dir)) !== dir || !under(root, dir)) throw raced(dir, 'the directory');
       return { fd: null, close: async () => {}, sync: async () => {} };
     }
-    const handle = await fsp.open(dir, DIR);
+    const handle = await fsp.open(dir, DIR).catch(async (e) => {
+      throw await whyNotDir(e, dir);
+    });
     try {
       const real = await fdPath(handle);
       if (real !== dir || !under(root, real)) throw raced(dir, 'the directory');
@@ -167,6 +169,18 @@ export function fromNodeDisk(fs = builtinFs(), { procfs = true } = {}) {
       await handle.close().catch(() => {});
       throw e;
     }
+  }
+
+  /**
+   * A directory open of a symlink answers ENOTDIR (O_DIRECTORY is checked before O_NOFOLLOW).
+   * A symlink there means a directory was swapped after the engine's check: a symlink escape
+   * (semantics.md §8.2), not "a parent is not a directory". The lstat only picks the error.
+   */
+  async function whyNotDir(e, path) {
+    if (e?.code === 'ELOOP') return raced(path, 'a directory on the way');
+    if (e?.code !== 'ENOTDIR') return e;
+    const st = await fsp.lstat(path).catch(() => null);
+    return st?.isSymbolicLink() ? raced(path, 'a directory on the way') : e;
   }
 
   /** `name` inside the opened directory `dir`: through the descriptor where /proc allows. */
@@ -184,6 +198,14 @@ export function fromNodeDisk(fs = builtinFs(), { procfs = true } = {}) {
       handle = await fsp.open(path, READ);
     } catch (e) {
       if (e?.code === 'ELOOP') throw failure('ERR_ACP_FS_ESCAPE', 'refused to follow a symlink (swapped in after the check, or a loop)', path);
+      // ENXIO from a read-only non-blocking open: a socket, or a device with no driver. Neither
+      // is a regular file, so its stats let the engine refuse it as not_a_file (semantics.md §3)
+      // rather than report a storage error; if a regular file took its place meanwhile, the
+      // open's own error stands.
+      if (e?.code === 'ENXIO') {
+        const stats = await fsp.lstat(path, { bigint: true }).catch(() => null);
+        if (stats !== null && !stats.isFile() && !stats.isSymbolicLink()) return { stats };
+      }
       throw e;
     }
     try {
@@ -344,10 +366,9 @@ export function fromNodeDisk(fs = builtinFs(), { procfs = true } = {}) {
         await fsp.mkdir(next).catch((e) => {
           if (e?.code !== 'EEXIST') throw e;
         });
-        const child = await fsp.open(next, DIR).catch((e) => {
-          throw e?.code === 'ELOOP' || e?.code === 'ENOTDIR'
-            ? failure('ENOTDIR', 'a component exists and is not a directory, mkdir', path)
-            : e;
+        const child = await fsp.open(next, DIR).catch(async (e) => {
+          const why = await whyNotDir(e, next);
+          throw why?.code === 'ENOTDIR' ? failure('ENOTDIR', 'a component exists and is not a directory, mkdir', path) : why;
         });
         await handle.close().catch(() => {});
         handle = child;

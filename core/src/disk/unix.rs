@@ -23,11 +23,22 @@ const READ: OFlags =
 
 pub(super) fn open(at: &Beneath) -> Result<(Option<File>, Metadata), StorageError> {
     let root = open_root(at).map_err(|e| error(e, "open the root of", at.path))?;
-    let fd = open_below(&root, &at.rel, READ).map_err(|e| error(e, "open", at.path))?;
+    let fd = match open_below(&root, &at.rel, READ) {
+        Ok(fd) => fd,
+        Err(Errno::NXIO) => return Ok(not_openable()),
+        Err(e) => return Err(error(e, "open", at.path)),
+    };
     let st = rfs::fstat(&fd).map_err(|e| error(e, "stat", at.path))?;
     let mut meta = metadata_of(rfs::FileType::from_raw_mode(st.st_mode), st.st_size as u64, st.st_nlink as u64);
     meta.modified = modified(&st);
     Ok(((meta.kind == FileKind::File).then(|| File::from(fd)), meta))
+}
+
+/// What a read-only, non-blocking open answered with ENXIO is: a socket, or a device with no
+/// driver behind it. Neither is a regular file, so the engine refuses it as `not_a_file`
+/// (semantics.md §3), as it does a FIFO, instead of reporting the errno as a storage failure.
+fn not_openable() -> (Option<File>, Metadata) {
+    (None, Metadata::new(FileKind::Other, 0))
 }
 
 /// The modification time of an fstat, in nanoseconds since the epoch (none before it).
@@ -41,7 +52,11 @@ fn modified(st: &rfs::Stat) -> Option<u64> {
 /// the engine never asks this of a disk, which reads ranges).
 pub(super) fn open_path(path: &std::path::Path) -> Result<(Option<File>, Metadata), StorageError> {
     let shown = path.display().to_string();
-    let fd = rfs::openat(CWD, path, READ, Mode::empty()).map_err(|e| error(e, "open", &shown))?;
+    let fd = match rfs::openat(CWD, path, READ, Mode::empty()) {
+        Ok(fd) => fd,
+        Err(Errno::NXIO) => return Ok(not_openable()),
+        Err(e) => return Err(error(e, "open", &shown)),
+    };
     let st = rfs::fstat(&fd).map_err(|e| error(e, "stat", &shown))?;
     let meta = metadata_of(rfs::FileType::from_raw_mode(st.st_mode), st.st_size as u64, st.st_nlink as u64);
     Ok(((meta.kind == FileKind::File).then(|| File::from(fd)), meta))
@@ -174,6 +189,35 @@ fn open_root(at: &Beneath) -> Result<OwnedFd, Errno> {
 /// Opens `parts` below the directory `dir` with `flags`, never leaving it and never following a
 /// symlink; no parts opens `dir` again.
 fn open_below(dir: &OwnedFd, parts: &[String], flags: OFlags) -> Result<OwnedFd, Errno> {
+    open_below_as_named(dir, parts, flags).map_err(|e| if e == Errno::NOTDIR { why_not_dir(dir, parts) } else { e })
+}
+
+/// Why a no-follow walk of `parts` below `dir` met something that is not a directory. A
+/// directory open of a symlink answers ENOTDIR (O_DIRECTORY is checked before O_NOFOLLOW, in
+/// `openat2` too), which would tell the agent "a parent is not a directory" when a directory
+/// was swapped for a symlink after the engine's check: that is ELOOP, a symlink escape
+/// (semantics.md §8.2). Walked again one handle at a time, so no name is followed.
+fn why_not_dir(dir: &OwnedFd, parts: &[String]) -> Errno {
+    let mut current: Option<OwnedFd> = None;
+    for part in parts {
+        let at = current.as_ref().map_or(dir.as_fd(), AsFd::as_fd);
+        match rfs::statat(at, part.as_str(), AtFlags::SYMLINK_NOFOLLOW)
+            .map(|st| rfs::FileType::from_raw_mode(st.st_mode))
+        {
+            Ok(rfs::FileType::Symlink) => return Errno::LOOP,
+            Ok(rfs::FileType::Directory) => {}
+            _ => return Errno::NOTDIR,
+        }
+        match rfs::openat(at, part.as_str(), DIR, Mode::empty()) {
+            Ok(next) => current = Some(next),
+            Err(Errno::LOOP) => return Errno::LOOP,
+            Err(_) => return Errno::NOTDIR,
+        }
+    }
+    Errno::NOTDIR
+}
+
+fn open_below_as_named(dir: &OwnedFd, parts: &[String], flags: OFlags) -> Result<OwnedFd, Errno> {
     #[cfg(any(target_os = "linux", target_os = "android"))]
     {
         let rel = if parts.is_empty() { ".".to_owned() } else { parts.join("/") };
@@ -214,7 +258,12 @@ fn create_below(dir: OwnedFd, parts: &[String]) -> Result<OwnedFd, Errno> {
             Ok(()) | Err(Errno::EXIST) => {}
             Err(e) => return Err(e),
         }
-        current = rfs::openat(&current, part.as_str(), DIR, Mode::empty())?;
+        current = match rfs::openat(&current, part.as_str(), DIR, Mode::empty()) {
+            Ok(next) => next,
+            // An existing entry that is not a directory; a symlink here appeared after the check.
+            Err(Errno::NOTDIR) => return Err(why_not_dir(&current, std::slice::from_ref(part))),
+            Err(e) => return Err(e),
+        };
     }
     Ok(current)
 }

@@ -79,6 +79,7 @@ RULES = [
     ("8.path-verbatim", "§8", "Verbatim and device prefixes (`\\\\?\\`, `\\\\.\\`) are refused"),
     ("8.policy-path", "§8", "Policy error data carry the normalized path"),
     ("8.outside-vs-escape", "§8", "Lexically outside every root: `path_outside_roots` (`-32002` for reads under `zedCompat`); lexically inside but real path outside: `symlink_escape`"),
+    ("8.root-real-path", "§8", "A root is also known by its real path: a path lexically under a root's real path is inside that root (roots resolved only when the names disagree); a path outside both is `path_outside_roots`"),
     ("8.missing-realpath", "§8", "Real path of a missing file = real path of nearest existing ancestor + rest; roots resolved the same way (a missing root can receive new files)"),
     ("8.dangling", "§8", "A dangling symlink anywhere on the path is `symlink_escape`"),
     ("8.resolved-io", "§8", "Storage I/O after the check uses the resolved path"),
