@@ -7,7 +7,7 @@
 //! machine runs under a blocking loop, an async executor, the libuv pool or a JS promise chain.
 
 use crate::ask::Channel;
-use crate::error::{AcpFsError, ErrorKind};
+use crate::error::AcpFsError;
 use crate::io::{Answer, Io};
 use crate::params::Echo;
 use crate::protocol::Response;
@@ -120,22 +120,13 @@ impl Operation {
     }
 
     fn outcome(&self, result: Result<Done, AcpFsError>) -> Outcome {
-        let (bytes, outcome, error_kind) = match &result {
-            Ok(done) => (done.bytes, "ok", None),
-            Err(e) if e.kind == ErrorKind::Cancelled => (0, "cancelled", Some(e.kind.as_str())),
-            Err(e) => (0, "error", Some(e.kind.as_str())),
-        };
         let audit = AuditEvent {
-            op: self.op,
             session_id: self.echo.session_id.clone(),
             path: self.echo.path.clone(),
             line: self.echo.line,
             limit: self.echo.limit,
-            bytes,
-            outcome,
-            error_kind,
-            duration_ms: None,
             traceparent: self.echo.traceparent.clone(),
+            ..AuditEvent::ended(self.op, result.as_ref().map(|done| done.bytes))
         };
         match result {
             Ok(done) => Outcome { result: Ok(done.response), change: done.change, audit },

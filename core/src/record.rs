@@ -1,5 +1,6 @@
 //! What a request leaves behind for the host: change records and audit events (§5, §7).
 
+use crate::error::{AcpFsError, ErrorKind};
 use serde::Serialize;
 
 /// One successful write, for diffs, review and undo.
@@ -57,4 +58,33 @@ pub struct AuditEvent {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub traceparent: Option<String>,
+}
+
+impl AuditEvent {
+    /// The event of a `"read"` or `"write"` that ended with `ended`: the bytes of text it
+    /// returned or wrote, or its error. What the request asked for is the caller's to add.
+    pub(crate) fn ended(op: &'static str, ended: Result<u64, &AcpFsError>) -> AuditEvent {
+        let (bytes, outcome, error_kind) = match ended {
+            Ok(bytes) => (bytes, "ok", None),
+            Err(e) if e.kind == ErrorKind::Cancelled => (0, "cancelled", Some(e.kind.as_str())),
+            Err(e) => (0, "error", Some(e.kind.as_str())),
+        };
+        AuditEvent {
+            op,
+            session_id: None,
+            path: None,
+            line: None,
+            limit: None,
+            bytes,
+            outcome,
+            error_kind,
+            duration_ms: None,
+            traceparent: None,
+        }
+    }
+
+    /// The audit event of a request that failed with `error` before it could say what it was.
+    pub fn failed(op: &'static str, error: &AcpFsError) -> AuditEvent {
+        AuditEvent::ended(op, Err(error))
+    }
 }

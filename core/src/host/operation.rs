@@ -4,7 +4,7 @@
 use super::answer::HostAnswer;
 use super::step::{HostOutcome, HostStep};
 use crate::dispatch::respond;
-use crate::error::{AcpFsError, ErrorKind};
+use crate::error::AcpFsError;
 use crate::io::Io;
 use crate::mcp::McpReply;
 use crate::operation::{Operation, Outcome, Step};
@@ -230,27 +230,10 @@ pub(super) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-impl AuditEvent {
-    /// The audit event of a request that failed with `error` before it could say what it was.
-    pub fn failed(op: &'static str, error: &AcpFsError) -> AuditEvent {
-        AuditEvent {
-            op,
-            session_id: None,
-            path: None,
-            line: None,
-            limit: None,
-            bytes: 0,
-            outcome: if error.kind == ErrorKind::Cancelled { "cancelled" } else { "error" },
-            error_kind: Some(error.kind.as_str()),
-            duration_ms: None,
-            traceparent: None,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorKind;
     use crate::host::fixtures::{done, engine, read};
     use crate::host::LONE_SURROGATE;
     use serde_json::json;
