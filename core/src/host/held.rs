@@ -4,7 +4,6 @@
 //! the operation until the driver releases it.
 
 use super::{HostAnswer, HostOperation, HostOutcome, HostStep};
-use crate::error::AcpFsError;
 use crate::record::AuditEvent;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -94,8 +93,7 @@ impl HeldOperations {
 
 /// The outcome of a call naming an operation that is not held.
 fn not_held(id: u32) -> HostOutcome {
-    let error = AcpFsError::internal(format!("no operation {id}: it was released or never started"));
-    HostOutcome { result: None, error: Some(error), change: None, reply: None }
+    HostOutcome::internal(format!("no operation {id}: it was released or never started"))
 }
 
 #[cfg(test)]

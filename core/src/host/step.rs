@@ -73,12 +73,15 @@ impl HostStep {
         match self {
             HostStep::Done { done } => *done,
             // `fail` always ends the operation.
-            HostStep::Io { .. } => unreachable_outcome(),
+            HostStep::Io { .. } => HostOutcome::internal("the operation went on after it ended"),
         }
     }
 }
 
-fn unreachable_outcome() -> HostOutcome {
-    let error = AcpFsError::internal("the operation went on after it ended");
-    HostOutcome { result: None, error: Some(error), change: None, reply: None }
+impl HostOutcome {
+    /// An `internal` error outcome, for a request the engine cannot answer for (it went on after
+    /// its end, or the driver named one that is not there).
+    pub(super) fn internal(message: impl Into<String>) -> HostOutcome {
+        HostOutcome { result: None, error: Some(AcpFsError::internal(message)), change: None, reply: None }
+    }
 }
