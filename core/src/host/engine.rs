@@ -130,16 +130,7 @@ impl HostEngine {
 
     /// Classifies one raw JSON-RPC message, and starts the request if it is an fs call.
     pub fn dispatch(&self, message: &str) -> (HostDispatch, Option<HostOperation>) {
-        match self.fs.dispatch(message) {
-            Dispatch::NotMine => (HostDispatch::NotMine, None),
-            Dispatch::Reply(reply) => (HostDispatch::Reply { reply }, None),
-            Dispatch::Cancel(id) => (HostDispatch::Cancel { id }, None),
-            Dispatch::Call(call) => {
-                let id = call.id().to_owned();
-                let call_of = HostDispatch::Call { id: id.clone(), method: call.method };
-                (call_of, Some(HostOperation::new(call.operation, Some(Reply::Rpc(id)))))
-            }
-        }
+        self.fs.dispatch(message).into()
     }
 
     /// The MCP tools `session_id`'s server offers (roots in the descriptions).
@@ -150,7 +141,30 @@ impl HostEngine {
     /// One MCP message for `session_id`'s server; a `tools/call` starts an operation whose
     /// outcome carries the JSON-RPC reply (the tool result).
     pub fn mcp_dispatch(&self, session_id: &str, message: &str) -> (HostDispatch, Option<HostOperation>) {
-        match McpServer::new(self.fs.clone(), session_id).dispatch(message) {
+        McpServer::new(self.fs.clone(), session_id).dispatch(message).into()
+    }
+}
+
+/// A message for the engine as a driver sees it: what it is, and the request it started.
+impl From<Dispatch> for (HostDispatch, Option<HostOperation>) {
+    fn from(dispatch: Dispatch) -> Self {
+        match dispatch {
+            Dispatch::NotMine => (HostDispatch::NotMine, None),
+            Dispatch::Reply(reply) => (HostDispatch::Reply { reply }, None),
+            Dispatch::Cancel(id) => (HostDispatch::Cancel { id }, None),
+            Dispatch::Call(call) => {
+                let id = call.id().to_owned();
+                let call_of = HostDispatch::Call { id: id.clone(), method: call.method };
+                (call_of, Some(HostOperation::new(call.operation, Some(Reply::Rpc(id)))))
+            }
+        }
+    }
+}
+
+/// An MCP message as a driver sees it: what it is, and the `tools/call` it started.
+impl From<McpDispatch> for (HostDispatch, Option<HostOperation>) {
+    fn from(dispatch: McpDispatch) -> Self {
+        match dispatch {
             McpDispatch::NotMine => (HostDispatch::NotMine, None),
             McpDispatch::Reply(reply) => (HostDispatch::Reply { reply }, None),
             McpDispatch::Cancel(id) => (HostDispatch::Cancel { id }, None),
