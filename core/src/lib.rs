@@ -39,7 +39,6 @@ mod deny;
 #[cfg(feature = "disk")]
 mod disk;
 mod dispatch;
-mod driver;
 mod engine;
 mod error;
 mod file;
@@ -58,6 +57,7 @@ mod protocol;
 mod read;
 mod record;
 mod refuse;
+mod run;
 mod state;
 mod storage;
 mod text;
@@ -69,7 +69,6 @@ pub use bytes::Bytes;
 #[cfg(feature = "disk")]
 pub use disk::DiskStorage;
 pub use dispatch::{not_served, respond, Call, Dispatch};
-pub use driver::{perform, run, run_async, OpenFiles};
 pub use engine::AcpFs;
 pub use error::{codes, AcpFsError, ErrorKind};
 #[doc(hidden)]
@@ -84,6 +83,7 @@ pub use protocol::{
     WriteTextFileResponse, PROTOCOL_VERSION, READ_TEXT_FILE, WRITE_TEXT_FILE,
 };
 pub use record::{AuditEvent, ChangeRecord, DocumentWrite};
+pub use run::{perform, run, run_async, OpenFiles};
 pub use storage::{
     AsyncHost, AsyncStorage, DefaultHost, FileKind, Host, Metadata, Storage, StorageCaps, StorageError,
     StorageErrorKind, Symlinks,

@@ -41,7 +41,7 @@ pub(super) struct State {
     /// The audit event, once the request has ended.
     pub(super) audit: Option<AuditEvent>,
     #[cfg(feature = "disk")]
-    pub(super) files: crate::driver::OpenFiles<std::fs::File>,
+    pub(super) files: crate::run::OpenFiles<std::fs::File>,
     /// A write the disk loop finished: what a cancel that waited for the loop reports.
     #[cfg(feature = "disk")]
     pub(super) finished: Option<HostOutcome>,
