@@ -27,7 +27,9 @@ pub enum Dispatch {
 #[derive(Debug)]
 pub struct Call {
     id: Box<RawValue>,
+    /// [`READ_TEXT_FILE`] or [`WRITE_TEXT_FILE`].
     pub method: &'static str,
+    /// The request, to run to its [`Outcome`] and answer with [`Call::respond`].
     pub operation: Operation,
 }
 

@@ -5,7 +5,7 @@
 //! roots, paths, decoding, line windows, write safety, approvals, change records and errors.
 //!
 //! The engine is sans-IO: an [`Operation`] says which I/O it needs next ([`Io`]) and is
-//! resumed with the [`Answer`]. The host supplies the storage — a disk ([`DiskStorage`] with
+//! resumed with the [`Answer`]. The host supplies the storage — a disk (`DiskStorage` with
 //! the `disk` feature), a virtual file system, editor buffers — and runs the operation with
 //! [`run`] or [`run_async`], or by hand.
 //!
@@ -30,6 +30,7 @@
 //! assert_eq!(denied.result.unwrap_err().data["errorKind"], "path_outside_roots");
 //! ```
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 // The contract: the ACP wire types, errors, options and what a request leaves behind.
 mod error;
@@ -95,7 +96,9 @@ pub use storage::{
 mod dispatch;
 pub use dispatch::{not_served, respond, Call, Dispatch};
 
-// The host protocol the Node and wasm bindings speak (docs/binding-interface.md).
+// The host protocol the Node and wasm bindings speak (docs/binding-interface.md): public for
+// them, hidden from an embedder's docs (a Rust host uses the engine above).
+#[doc(hidden)]
 pub mod host;
 
 // The agent's side: tool definitions, argument checks and requests for a client's fs methods.

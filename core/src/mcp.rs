@@ -57,6 +57,7 @@ pub struct McpCall {
     id: Box<RawValue>,
     tool: &'static str,
     arguments: Value,
+    /// The request the tool call runs, to answer with [`McpCall::respond`].
     pub operation: Operation,
 }
 

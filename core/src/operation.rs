@@ -16,12 +16,15 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
-/// What a finished request produced.
+/// What a finished request produced: the answer to send, the change to show, the event to log.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Outcome {
+    /// The JSON-RPC result or error ([`Response::to_json`], [`AcpFsError::to_json_rpc`]).
     pub result: Result<Response, AcpFsError>,
     /// Set after a successful write.
     pub change: Option<ChangeRecord>,
+    /// The request for the host's audit log; `duration_ms` is set by [`run`](crate::run) and
+    /// [`run_async`](crate::run_async), and left to a driver that steps by hand.
     pub audit: AuditEvent,
 }
 
@@ -144,6 +147,8 @@ impl std::fmt::Debug for Operation {
 /// What an operation wants now.
 #[derive(Debug)]
 pub enum Step {
+    /// Perform this I/O and [`resume`](Operation::resume) with its [`Answer`].
     Io(Io),
+    /// The request has ended; the operation asks for nothing more.
     Done(Box<Outcome>),
 }

@@ -3,10 +3,12 @@
 use crate::error::{AcpFsError, ErrorKind};
 use serde::Serialize;
 
-/// One successful write, for diffs, review and undo.
+/// One successful write, for diffs, review and undo: the session whose agent wrote, the path
+/// written (normalized, absolute) and whether the write `created` the file, beside the texts.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
+#[allow(missing_docs)] // members documented above: field docs would change npm/types/host.d.ts
 pub struct ChangeRecord {
     pub session_id: String,
     pub path: String,
@@ -33,10 +35,14 @@ pub enum DocumentWrite {
     WriteThrough,
 }
 
-/// One request, for the host's audit log (semantics.md §7).
+/// One request, for the host's audit log (semantics.md §7). `sessionId`, `path`, `line`,
+/// `limit` and `traceparent` (from `_meta`) echo what the request asked, each `None` when the
+/// request did not carry it or it was malformed; `errorKind` is the [`ErrorKind`] of a request
+/// that did not end `"ok"`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
+#[allow(missing_docs)] // members documented above: field docs would change npm/types/host.d.ts
 pub struct AuditEvent {
     /// `"read"` or `"write"`.
     #[cfg_attr(feature = "ts", ts(type = "'read' | 'write'"))]

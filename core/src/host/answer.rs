@@ -6,7 +6,7 @@ use crate::record::DocumentWrite;
 use crate::storage::{FileKind, Metadata, StorageError, StorageErrorKind};
 use serde::Deserialize;
 
-/// An answer to an [`Io`], as a driver sends it: one of `{metadata, file?}` (an open may add
+/// An answer to an [`Io`](crate::Io), as a driver sends it: one of `{metadata, file?}` (an open may add
 /// `bytes: true`, its head beside it), `{path}`, `{bytes: true}` (the bytes beside it),
 /// `{done: true}`, `{approved}`, `{document}` or `{error}`. Host error codes and names
 /// (`ENOENT`, `NotFoundError`, …) are classified here, once, for every binding.

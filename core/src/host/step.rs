@@ -10,7 +10,7 @@ use serde::Serialize;
 /// What a finished request produced, as a driver reports it: `{result}` or `{error}`, the
 /// change record (`null` unless a write succeeded), and for a request that came as a message
 /// (`dispatch`, `mcpDispatch`) the reply text to send. Its audit event is asked for apart
-/// ([`HostOperation::audit`]): a host without an audit log does not pay for converting it.
+/// ([`HostOperation::audit`](super::HostOperation::audit)): a host without an audit log does not pay for converting it.
 #[derive(Clone, Debug, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
