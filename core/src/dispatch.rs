@@ -12,6 +12,7 @@ use serde_json::Value;
 
 /// What to do with one incoming message.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum Dispatch {
     /// Not an fs request (another method, a response, a notification): route it elsewhere.
     NotMine,

@@ -16,6 +16,7 @@ pub type FileId = u32;
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "op", rename_all = "camelCase")]
 #[allow(missing_docs)] // members documented on each variant: field docs would change npm/types/host.d.ts
+#[non_exhaustive]
 pub enum Io {
     /// The metadata of `path` ([`Answer::Metadata`]); `follow: false` describes a symlink
     /// itself (lstat).
@@ -79,6 +80,7 @@ impl Io {
 /// The answer to an [`Io`]; each request expects its own variant (or `Err`). Any other
 /// variant is a driver's mistake, and ends the request with an `internal` error.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Answer {
     /// What [`Io::Stat`] found.
     Metadata(Metadata),

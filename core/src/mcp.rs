@@ -38,6 +38,7 @@ pub struct McpServer {
 
 /// What to do with one MCP message.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum McpDispatch {
     /// A notification or a response: nothing to answer.
     NotMine,

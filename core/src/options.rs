@@ -8,6 +8,7 @@ use serde::{Deserialize, Deserializer};
 /// What a start line past the last row answers (semantics.md §2).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum PastEnd {
     /// `-32602` "Attempting to read beyond the end of the file, line L" (Zed-compatible).
     #[default]
@@ -19,6 +20,7 @@ pub enum PastEnd {
 /// How a write treats line endings (semantics.md §4).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum LineEndings {
     /// An existing CRLF file stays CRLF when the new content has no `\r`.
     #[default]
@@ -30,6 +32,7 @@ pub enum LineEndings {
 /// What a write does to a file that changed since the session's agent read it (semantics.md §9).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum OnConflict {
     /// A three-way merge of what the agent read, what is there now and the agent's content;
     /// overlapping edits are refused (`stale_write`).

@@ -28,6 +28,7 @@ pub struct ChangeRecord {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum DocumentWrite {
     /// The open buffer takes the new text; storage is untouched (the user saves).
     Buffer,

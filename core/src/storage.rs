@@ -7,6 +7,7 @@ use crate::record::{ChangeRecord, DocumentWrite};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum FileKind {
     /// A regular file: the only kind that is read or replaced.
     File,
@@ -44,6 +45,7 @@ impl Metadata {
 
 /// Why a storage call failed, as far as the engine needs to know.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum StorageErrorKind {
     /// Nothing is at the path: a read answers `-32002`, a write creates the file.
     NotFound,
