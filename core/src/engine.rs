@@ -163,6 +163,7 @@ impl AcpFs {
     }
 
     /// Starts the request for `method`, or `None` if it is not an fs method.
+    #[must_use = "a request is answered only once it is run to its outcome"]
     pub fn request(&self, method: &str, params: Value) -> Option<Operation> {
         match method {
             READ_TEXT_FILE => Some(self.read_text_file(params)),

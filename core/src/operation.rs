@@ -18,6 +18,7 @@ use std::task::{Context, Poll, Waker};
 
 /// What a finished request produced: the answer to send, the change to show, the event to log.
 #[derive(Clone, Debug, PartialEq)]
+#[must_use = "the outcome holds the answer the peer is waiting for"]
 pub struct Outcome {
     /// The JSON-RPC result or error ([`Response::to_json`], [`AcpFsError::to_json_rpc`]).
     pub result: Result<Response, AcpFsError>,
@@ -57,6 +58,7 @@ type Logic = Pin<Box<dyn Future<Output = Result<Done, AcpFsError>> + Send>>;
 /// };
 /// assert_eq!(outcome.result.unwrap().to_json()["content"], "two\n");
 /// ```
+#[must_use = "a request is answered only once it is run to its outcome"]
 pub struct Operation {
     logic: Option<Logic>,
     channel: Channel,
@@ -146,6 +148,7 @@ impl std::fmt::Debug for Operation {
 
 /// What an operation wants now.
 #[derive(Debug)]
+#[must_use = "a step is the io to perform, or the request's outcome"]
 pub enum Step {
     /// Perform this I/O and [`resume`](Operation::resume) with its [`Answer`].
     Io(Io),

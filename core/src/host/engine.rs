@@ -102,6 +102,7 @@ impl HostEngine {
     /// Starts the request for `method`; `None` when it is not an fs method. `Err(reason)`:
     /// the binding could not convert the params (the driver refuses what has no JSON form
     /// first, so this is the driver's bug): the request ends with an `internal` error.
+    #[must_use = "a request is answered only once it is run to its outcome"]
     pub fn start(&self, method: &str, params: Result<Value, String>) -> Option<HostOperation> {
         let op = match params {
             Ok(params) => self.fs.request(method, params),
@@ -124,11 +125,13 @@ impl HostEngine {
     /// assert!(op.is_some());
     /// assert!(engine.start_json("fs/unknown", "{}").is_none());
     /// ```
+    #[must_use = "a request is answered only once it is run to its outcome"]
     pub fn start_json(&self, method: &str, params: &str) -> Option<HostOperation> {
         self.start(method, serde_json::from_str(params).map_err(|e| e.to_string()))
     }
 
     /// Classifies one raw JSON-RPC message, and starts the request if it is an fs call.
+    #[must_use = "a call must be run and answered, a reply sent"]
     pub fn dispatch(&self, message: &str) -> (HostDispatch, Option<HostOperation>) {
         self.fs.dispatch(message).into()
     }
@@ -140,6 +143,7 @@ impl HostEngine {
 
     /// One MCP message for `session_id`'s server; a `tools/call` starts an operation whose
     /// outcome carries the JSON-RPC reply (the tool result).
+    #[must_use = "a call must be run and answered, a reply sent"]
     pub fn mcp_dispatch(&self, session_id: &str, message: &str) -> (HostDispatch, Option<HostOperation>) {
         McpServer::new(self.fs.clone(), session_id).dispatch(message).into()
     }

@@ -36,6 +36,7 @@ struct Table {
 
 impl HeldOperations {
     /// Keeps `op`; its number.
+    #[must_use = "the number is the only way to step the operation, and to release it"]
     pub fn hold(&self, op: HostOperation) -> u32 {
         let mut table = self.lock();
         let mut id = table.next;

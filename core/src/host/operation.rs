@@ -56,6 +56,7 @@ pub(super) struct State {
 ///
 /// It can be shared between threads (the native disk loop runs on a worker thread while the
 /// JS thread may cancel).
+#[must_use = "a request is answered only once it is run to its outcome"]
 pub struct HostOperation {
     state: Mutex<State>,
     /// Set by [`HostOperation::cancel`]; the disk loop checks it before every I/O.
