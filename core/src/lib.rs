@@ -57,8 +57,8 @@ pub use ledger::Turn;
 pub use operation::{Operation, Outcome, Step};
 pub use run::{perform, run, run_async, OpenFiles};
 
-// The engine's rules, one module each (semantics.md); path and window are public for the
-// benches, fuzz targets and property tests only.
+// The engine's rules, one module each (semantics.md); path, window and the chunk sizes are
+// public for the benches, fuzz targets and tests only.
 mod ask;
 mod contain;
 mod deny;
