@@ -25,8 +25,9 @@ use crate::protocol::{FileSystemCapability, READ_TEXT_FILE, WRITE_TEXT_FILE};
 use crate::window::Window;
 use serde_json::{json, Map, Value};
 
-/// Tool names, as fast-agent and the ACP v2 MCP surface call them.
+/// The read tool's name, as fast-agent and the ACP v2 MCP surface call it.
 pub const READ_TOOL: &str = "read_text_file";
+/// The write tool's name, as fast-agent and the ACP v2 MCP surface call it.
 pub const WRITE_TOOL: &str = "write_text_file";
 
 /// `clientCapabilities.fs` from an `initialize` request, its params, or the

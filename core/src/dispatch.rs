@@ -12,6 +12,8 @@ use serde_json::Value;
 
 /// What to do with one incoming message.
 #[derive(Debug)]
+#[non_exhaustive]
+#[must_use = "a call must be run and answered, a reply sent"]
 pub enum Dispatch {
     /// Not an fs request (another method, a response, a notification): route it elsewhere.
     NotMine,
@@ -25,9 +27,12 @@ pub enum Dispatch {
 
 /// An fs request taken from a message, with its id kept byte-for-byte.
 #[derive(Debug)]
+#[must_use = "a request is answered only once it is run to its outcome"]
 pub struct Call {
     id: Box<RawValue>,
+    /// [`READ_TEXT_FILE`] or [`WRITE_TEXT_FILE`].
     pub method: &'static str,
+    /// The request, to run to its [`Outcome`] and answer with [`Call::respond`].
     pub operation: Operation,
 }
 
@@ -149,6 +154,7 @@ impl AcpFs {
     }
 
     /// Answers one raw message synchronously over `storage`: `None` when it is not ours.
+    #[must_use = "the reply is what the peer is waiting for"]
     pub fn handle(&self, storage: &impl Storage, host: &impl Host, message: &str) -> Option<String> {
         match self.dispatch(message) {
             Dispatch::NotMine | Dispatch::Cancel(_) => None,
@@ -171,6 +177,7 @@ impl AcpFs {
 /// assert!(r.starts_with(r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32601"#));
 /// assert_eq!(acp_fs::not_served(r#"{"jsonrpc":"2.0","method":"session/update"}"#), None);
 /// ```
+#[must_use = "the reply is what the peer is waiting for"]
 pub fn not_served(message: &str) -> Option<String> {
     let msg = match parse(message) {
         Ok(Some(msg)) => msg,

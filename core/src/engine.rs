@@ -38,6 +38,7 @@ impl AcpFs {
         Ok(AcpFs { shared: Arc::new(Shared::new(policy, caps)) })
     }
 
+    /// The options the engine was built with.
     pub fn options(&self) -> &Options {
         &self.shared.policy.options
     }
@@ -102,6 +103,8 @@ impl AcpFs {
         self.shared.ledgers.usage(session_id)
     }
 
+    /// The buffer at `path` was closed: reads and writes go to storage again (nothing to do
+    /// for a path no document is open at).
     pub fn close_document(&self, path: &str) {
         if let Ok(path) = AbsPath::parse(path) {
             self.shared.close_document(&path);
@@ -160,6 +163,7 @@ impl AcpFs {
     }
 
     /// Starts the request for `method`, or `None` if it is not an fs method.
+    #[must_use = "a request is answered only once it is run to its outcome"]
     pub fn request(&self, method: &str, params: Value) -> Option<Operation> {
         match method {
             READ_TEXT_FILE => Some(self.read_text_file(params)),

@@ -7,12 +7,19 @@ use std::fmt;
 /// JSON-RPC codes acp-fs answers with. ACP has no "forbidden" code and reserves
 /// -32000..-32099, so policy denials are `INTERNAL_ERROR` plus an [`ErrorKind`] in `data`.
 pub mod codes {
+    /// The message is not JSON.
     pub const PARSE_ERROR: i64 = -32700;
+    /// JSON, but not a JSON-RPC request (no `jsonrpc: "2.0"`, a bad id or method).
     pub const INVALID_REQUEST: i64 = -32600;
+    /// A method that is not served: unknown, or its capability is off (`readOnly`).
     pub const METHOD_NOT_FOUND: i64 = -32601;
+    /// A param is missing or wrong; `data.field` names it.
     pub const INVALID_PARAMS: i64 = -32602;
+    /// Policy denials, storage failures and broken promises; `data.errorKind` says which.
     pub const INTERNAL_ERROR: i64 = -32603;
+    /// ACP's "resource not found": the file does not exist (`data.uri`).
     pub const RESOURCE_NOT_FOUND: i64 = -32002;
+    /// The request was cancelled before it changed anything.
     pub const REQUEST_CANCELLED: i64 = -32800;
 }
 
@@ -20,25 +27,45 @@ pub mod codes {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ErrorKind {
+    /// The message is not JSON (`-32700`).
     ParseError,
+    /// The message is JSON but not a valid JSON-RPC request (`-32600`).
     InvalidRequest,
+    /// The method is not served: unknown, or switched off by `readOnly` (`-32601`).
     MethodNotFound,
+    /// A param is missing, of the wrong type or out of range; `data.field` names it (`-32602`).
     InvalidParams,
+    /// The file does not exist (`-32002`, as ACP's TypeScript SDK answers it).
     NotFound,
+    /// The path lies outside every root of the session.
     PathOutsideRoots,
+    /// A symlink on the way leads outside the roots, or something moved after the check.
     SymlinkEscape,
+    /// A deny rule or the extension allow list refuses the path.
     DeniedByPattern,
+    /// The path is not a regular file (a directory, a FIFO, a device), or lies below one.
     NotAFile,
+    /// The file has more than one hard link and `refuseHardlinks` is on.
     HardLink,
+    /// The file holds a NUL byte (or is UTF-16 without a BOM): it is not text.
     BinaryFile,
+    /// The file is not valid text in its encoding (UTF-8, or UTF-16 after a BOM).
     NotUtf8,
+    /// The file or the content is over `maxReadBytes` / `maxWriteBytes`.
     FileTooLarge,
+    /// The storage refused access.
     PermissionDenied,
+    /// The host (a person) did not approve the write.
     UserRejected,
+    /// The file changed since the agent read it and the edits cannot be merged.
     StaleWrite,
+    /// The request was cancelled before it changed anything (`-32800`).
     Cancelled,
+    /// The storage failed in a way no other kind describes.
     StorageError,
+    /// A broken promise inside acp-fs or its driver, never the caller's fault.
     Internal,
 }
 
@@ -127,9 +154,11 @@ impl fmt::Display for ErrorKind {
 /// assert_eq!(e.to_json_rpc()["data"]["uri"], "/project/missing.txt");
 /// ```
 ///
-/// Its serde form is what JS drivers see: `{kind, code, message, data}`.
+/// Its serde form is what JS drivers see: `{kind, code, message, data}`: the [`ErrorKind`], the
+/// JSON-RPC code it is answered with, the message, and the `data` member (`null` when none).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[allow(missing_docs)] // members documented above: field docs would change npm/types/host.d.ts
 pub struct AcpFsError {
     pub kind: ErrorKind,
     pub code: i64,

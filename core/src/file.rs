@@ -14,6 +14,7 @@ use crate::storage::{FileKind, Metadata, StorageError, StorageErrorKind};
 /// First ranged read; later reads double up to [`MAX_CHUNK`] so long windows need few round
 /// trips while short ones read little.
 pub const FIRST_CHUNK: usize = 16 * 1024;
+/// The largest ranged read: a bound on how far a request reads past the bytes it needs.
 pub const MAX_CHUNK: usize = 1024 * 1024;
 
 /// Opens the target's real path under its root: the open file (none for anything but a

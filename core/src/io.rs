@@ -15,28 +15,23 @@ pub type FileId = u32;
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "op", rename_all = "camelCase")]
+#[allow(missing_docs)] // members documented on each variant: field docs would change npm/types/host.d.ts
+#[non_exhaustive]
 pub enum Io {
-    Stat {
-        path: String,
-        follow: bool,
-    },
-    RealPath {
-        path: String,
-    },
-    /// The whole file, for storages without ranged reads.
-    ReadAll {
-        path: String,
-    },
-    /// Open the file for reading: answered with [`Answer::Opened`]. The answer may carry up to
-    /// `head` bytes read from the start of the file it opened (fewer only where the file ends):
-    /// they are the first chunk, so a small file needs no `ReadAt` at all. 0: no head wanted
-    /// (the engine asks for one on every read; a storage may always send none).
-    Open {
-        root: String,
-        path: String,
-        head: usize,
-    },
-    /// Up to `len` bytes at `offset` of a file this operation opened.
+    /// The metadata of `path` ([`Answer::Metadata`]); `follow: false` describes a symlink
+    /// itself (lstat).
+    Stat { path: String, follow: bool },
+    /// The canonical form of `path`, every symlink resolved ([`Answer::Path`]).
+    RealPath { path: String },
+    /// The whole file at `path`, for storages without ranged reads ([`Answer::Bytes`]).
+    ReadAll { path: String },
+    /// Open the file at `path` below `root` for reading: answered with [`Answer::Opened`]. The
+    /// answer may carry up to `head` bytes read from the start of the file it opened (fewer
+    /// only where the file ends): they are the first chunk, so a small file needs no `ReadAt`
+    /// at all. 0: no head wanted (the engine asks for one on every read; a storage may always
+    /// send none).
+    Open { root: String, path: String, head: usize },
+    /// Up to `len` bytes at `offset` of a `file` this operation opened ([`Answer::Bytes`]).
     ReadAt {
         file: FileId,
         offset: u64,
@@ -44,11 +39,11 @@ pub enum Io {
         #[cfg_attr(feature = "ts", ts(rename = "length"))]
         len: usize,
     },
-    MakeDirs {
-        root: String,
-        path: String,
-    },
-    /// The bytes travel beside the request (`HostStep::Io::bytes`), not inside it.
+    /// Create the directory `path` and its missing parents, below `root` ([`Answer::Done`]).
+    MakeDirs { root: String, path: String },
+    /// Create or replace the file at `path` below `root` with `bytes`, atomically
+    /// ([`Answer::Done`]). The bytes travel beside the request (`HostStep::Io::bytes`), not
+    /// inside it.
     Write {
         root: String,
         path: String,
@@ -56,25 +51,22 @@ pub enum Io {
         #[cfg_attr(feature = "ts", ts(skip))]
         bytes: Vec<u8>,
     },
-    /// Ask the host to approve a write; may take as long as a person needs.
-    Approve {
-        change: ChangeRecord,
-    },
+    /// Ask the host to approve the `change`; may take as long as a person needs
+    /// ([`Answer::Approved`]).
+    Approve { change: ChangeRecord },
     /// A write waits for its turn on `path` (another write to the same real path is in
-    /// progress): answer [`Answer::Done`] once [`Turn::wait`] / [`Turn::ready`] return, or,
-    /// for a driver that cannot reach the `Turn`, after another operation of the engine ended
-    /// (the operation asks again if its turn has not come).
+    /// progress): answer [`Answer::Done`] once [`Turn::wait`] / [`Turn::ready`] of `turn`
+    /// return, or, for a driver that cannot reach the `Turn`, after another operation of the
+    /// engine ended (the operation asks again if its turn has not come).
     Wait {
         path: String,
         #[serde(skip)]
         #[cfg_attr(feature = "ts", ts(skip))]
         turn: Turn,
     },
-    /// A write targets an open document: ask the host what to do with it.
-    WriteDocument {
-        path: String,
-        text: String,
-    },
+    /// A write of `text` targets the open document at `path`: ask the host what to do with it
+    /// ([`Answer::Document`]).
+    WriteDocument { path: String, text: String },
 }
 
 impl Io {
@@ -85,22 +77,35 @@ impl Io {
     }
 }
 
-/// The answer to an [`Io`]; each request expects its own variant (or `Err`).
+/// The answer to an [`Io`]; each request expects its own variant (or `Err`). Any other
+/// variant is a driver's mistake, and ends the request with an `internal` error.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Answer {
+    /// What [`Io::Stat`] found.
     Metadata(Metadata),
-    /// The answer to [`Io::Open`]: no file when the path is not a regular file; `head`, the
-    /// first bytes of the file opened, when the storage read them with the open.
+    /// The answer to [`Io::Open`].
     Opened {
+        /// The driver's number for the file it opened; `None` when the path is not a regular
+        /// file (nothing was opened, and `meta` says what is there).
         file: Option<FileId>,
+        /// What the open found.
         meta: Metadata,
+        /// The first bytes of the file opened, when the storage read them with the open (up to
+        /// the `head` asked for; fewer only where the file ends).
         head: Option<Bytes>,
     },
+    /// The canonical path [`Io::RealPath`] asked for.
     Path(String),
+    /// The bytes [`Io::ReadAll`] or [`Io::ReadAt`] asked for.
     Bytes(Bytes),
+    /// [`Io::MakeDirs`], [`Io::Write`] or [`Io::Wait`] is done.
     Done,
+    /// The host's decision on [`Io::Approve`].
     Approved(bool),
+    /// The host's choice for [`Io::WriteDocument`].
     Document(DocumentWrite),
+    /// The storage failed; the operation turns it into the request's error.
     Err(StorageError),
 }
 

@@ -5,7 +5,7 @@
 //! roots, paths, decoding, line windows, write safety, approvals, change records and errors.
 //!
 //! The engine is sans-IO: an [`Operation`] says which I/O it needs next ([`Io`]) and is
-//! resumed with the [`Answer`]. The host supplies the storage — a disk ([`DiskStorage`] with
+//! resumed with the [`Answer`]. The host supplies the storage — a disk (`DiskStorage` with
 //! the `disk` feature), a virtual file system, editor buffers — and runs the operation with
 //! [`run`] or [`run_async`], or by hand.
 //!
@@ -30,61 +30,79 @@
 //! assert_eq!(denied.result.unwrap_err().data["errorKind"], "path_outside_roots");
 //! ```
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
-pub mod agent;
-mod ask;
-mod bytes;
-mod contain;
-mod deny;
-#[cfg(feature = "disk")]
-mod disk;
-mod dispatch;
-mod driver;
-mod engine;
+// The contract: the ACP wire types, errors, options and what a request leaves behind.
 mod error;
-mod file;
-pub mod host;
-mod index;
-mod io;
-mod ledger;
-pub mod mcp;
-mod memory;
-mod operation;
 mod options;
-mod params;
-#[doc(hidden)]
-pub mod path;
 mod protocol;
-mod read;
 mod record;
-mod refuse;
-mod state;
-mod storage;
-mod text;
-#[doc(hidden)]
-pub mod window;
-mod write;
-
-pub use bytes::Bytes;
-#[cfg(feature = "disk")]
-pub use disk::DiskStorage;
-pub use dispatch::{not_served, respond, Call, Dispatch};
-pub use driver::{perform, run, run_async, OpenFiles};
-pub use engine::AcpFs;
 pub use error::{codes, AcpFsError, ErrorKind};
-#[doc(hidden)]
-pub use file::{FIRST_CHUNK, MAX_CHUNK};
-pub use io::{Answer, FileId, Io};
-pub use ledger::Turn;
-pub use memory::MemoryStorage;
-pub use operation::{Operation, Outcome, Step};
 pub use options::{LineEndings, OnConflict, Options, PastEnd, DEFAULT_DENY};
 pub use protocol::{
     FileSystemCapability, ReadTextFileRequest, ReadTextFileResponse, Response, WriteTextFileRequest,
     WriteTextFileResponse, PROTOCOL_VERSION, READ_TEXT_FILE, WRITE_TEXT_FILE,
 };
 pub use record::{AuditEvent, ChangeRecord, DocumentWrite};
+
+// The engine: sessions and documents, a request as a sans-IO operation, and the loops that run it.
+mod engine;
+mod io;
+mod ledger;
+mod operation;
+mod run;
+pub use engine::AcpFs;
+pub use io::{Answer, FileId, Io};
+pub use ledger::Turn;
+pub use operation::{Operation, Outcome, Step};
+pub use run::{perform, run, run_async, OpenFiles};
+
+// The engine's rules, one module each (semantics.md); path, window and the chunk sizes are
+// public for the benches, fuzz targets and tests only.
+mod ask;
+mod contain;
+mod deny;
+mod file;
+mod index;
+mod params;
+#[doc(hidden)]
+pub mod path;
+mod read;
+mod refuse;
+mod state;
+mod text;
+#[doc(hidden)]
+pub mod window;
+mod write;
+#[doc(hidden)]
+pub use file::{FIRST_CHUNK, MAX_CHUNK};
+
+// Storage: what the engine asks of a host, and the storages that come with it.
+mod bytes;
+#[cfg(feature = "disk")]
+mod disk;
+mod memory;
+mod storage;
+pub use bytes::Bytes;
+#[cfg(feature = "disk")]
+pub use disk::DiskStorage;
+pub use memory::MemoryStorage;
 pub use storage::{
     AsyncHost, AsyncStorage, DefaultHost, FileKind, Host, Metadata, Storage, StorageCaps, StorageError,
     StorageErrorKind, Symlinks,
 };
+
+// Raw JSON-RPC: a message in, the fs requests answered, everything else handed back.
+mod dispatch;
+pub use dispatch::{not_served, respond, Call, Dispatch};
+
+// The host protocol the Node and wasm bindings speak (docs/binding-interface.md): public for
+// them, hidden from an embedder's docs (a Rust host uses the engine above).
+#[doc(hidden)]
+pub mod host;
+
+// The agent's side: tool definitions, argument checks and requests for a client's fs methods.
+pub mod agent;
+
+// MCP: the same engine as an MCP tool server, for ACP v2 clients.
+pub mod mcp;

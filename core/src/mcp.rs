@@ -38,6 +38,8 @@ pub struct McpServer {
 
 /// What to do with one MCP message.
 #[derive(Debug)]
+#[non_exhaustive]
+#[must_use = "a call must be run and answered, a reply sent"]
 pub enum McpDispatch {
     /// A notification or a response: nothing to answer.
     NotMine,
@@ -53,10 +55,12 @@ pub enum McpDispatch {
 
 /// A `tools/call` in flight.
 #[derive(Debug)]
+#[must_use = "a request is answered only once it is run to its outcome"]
 pub struct McpCall {
     id: Box<RawValue>,
     tool: &'static str,
     arguments: Value,
+    /// The request the tool call runs, to answer with [`McpCall::respond`].
     pub operation: Operation,
 }
 
@@ -184,6 +188,7 @@ impl McpServer {
     }
 
     /// Answers one message synchronously over `storage`; `None` when nothing is to be answered.
+    #[must_use = "the reply is what the peer is waiting for"]
     pub fn handle(&self, storage: &impl Storage, host: &impl Host, message: &str) -> Option<String> {
         match self.dispatch(message) {
             McpDispatch::NotMine | McpDispatch::Cancel(_) => None,

@@ -53,6 +53,7 @@ impl Default for MemoryStorage {
 }
 
 impl MemoryStorage {
+    /// An empty storage that can do everything ([`StorageCaps::FULL`]).
     pub fn new() -> MemoryStorage {
         MemoryStorage::with_caps(StorageCaps::FULL)
     }

@@ -7,7 +7,7 @@
 //! machine runs under a blocking loop, an async executor, the libuv pool or a JS promise chain.
 
 use crate::ask::Channel;
-use crate::error::{AcpFsError, ErrorKind};
+use crate::error::AcpFsError;
 use crate::io::{Answer, Io};
 use crate::params::Echo;
 use crate::protocol::Response;
@@ -16,12 +16,16 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
-/// What a finished request produced.
+/// What a finished request produced: the answer to send, the change to show, the event to log.
 #[derive(Clone, Debug, PartialEq)]
+#[must_use = "the outcome holds the answer the peer is waiting for"]
 pub struct Outcome {
+    /// The JSON-RPC result or error ([`Response::to_json`], [`AcpFsError::to_json_rpc`]).
     pub result: Result<Response, AcpFsError>,
     /// Set after a successful write.
     pub change: Option<ChangeRecord>,
+    /// The request for the host's audit log; `duration_ms` is set by [`run`](crate::run) and
+    /// [`run_async`](crate::run_async), and left to a driver that steps by hand.
     pub audit: AuditEvent,
 }
 
@@ -54,6 +58,7 @@ type Logic = Pin<Box<dyn Future<Output = Result<Done, AcpFsError>> + Send>>;
 /// };
 /// assert_eq!(outcome.result.unwrap().to_json()["content"], "two\n");
 /// ```
+#[must_use = "a request is answered only once it is run to its outcome"]
 pub struct Operation {
     logic: Option<Logic>,
     channel: Channel,
@@ -120,22 +125,13 @@ impl Operation {
     }
 
     fn outcome(&self, result: Result<Done, AcpFsError>) -> Outcome {
-        let (bytes, outcome, error_kind) = match &result {
-            Ok(done) => (done.bytes, "ok", None),
-            Err(e) if e.kind == ErrorKind::Cancelled => (0, "cancelled", Some(e.kind.as_str())),
-            Err(e) => (0, "error", Some(e.kind.as_str())),
-        };
         let audit = AuditEvent {
-            op: self.op,
             session_id: self.echo.session_id.clone(),
             path: self.echo.path.clone(),
             line: self.echo.line,
             limit: self.echo.limit,
-            bytes,
-            outcome,
-            error_kind,
-            duration_ms: None,
             traceparent: self.echo.traceparent.clone(),
+            ..AuditEvent::ended(self.op, result.as_ref().map(|done| done.bytes))
         };
         match result {
             Ok(done) => Outcome { result: Ok(done.response), change: done.change, audit },
@@ -152,7 +148,10 @@ impl std::fmt::Debug for Operation {
 
 /// What an operation wants now.
 #[derive(Debug)]
+#[must_use = "a step is the io to perform, or the request's outcome"]
 pub enum Step {
+    /// Perform this I/O and [`resume`](Operation::resume) with its [`Answer`].
     Io(Io),
+    /// The request has ended; the operation asks for nothing more.
     Done(Box<Outcome>),
 }

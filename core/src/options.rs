@@ -8,6 +8,7 @@ use serde::{Deserialize, Deserializer};
 /// What a start line past the last row answers (semantics.md §2).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum PastEnd {
     /// `-32602` "Attempting to read beyond the end of the file, line L" (Zed-compatible).
     #[default]
@@ -19,6 +20,7 @@ pub enum PastEnd {
 /// How a write treats line endings (semantics.md §4).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum LineEndings {
     /// An existing CRLF file stays CRLF when the new content has no `\r`.
     #[default]
@@ -30,6 +32,7 @@ pub enum LineEndings {
 /// What a write does to a file that changed since the session's agent read it (semantics.md §9).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum OnConflict {
     /// A three-way merge of what the agent read, what is there now and the agent's content;
     /// overlapping edits are refused (`stale_write`).
@@ -55,9 +58,11 @@ pub enum OnConflict {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Options {
+    /// What a start line past the last row answers: `-32602` (default) or `""`.
     pub past_end: PastEnd,
     /// Malformed optional fields (`line`, `limit`, `_meta`) count as absent instead of `-32602`.
     pub lenient_params: bool,
+    /// Whether a write keeps an existing CRLF file CRLF (default) or writes bytes as sent.
     pub line_endings: LineEndings,
     /// Writes create missing parent directories (inside the roots).
     pub create_parents: bool,
@@ -66,8 +71,11 @@ pub struct Options {
     pub deny: Vec<String>,
     /// When set, only files with these extensions (no dot, any case) are served.
     pub allow_extensions: Option<Vec<String>>,
+    /// The largest content a read answers (10 MiB): a whole-file read of a larger file is
+    /// refused from its size (`file_too_large`); a window is served while its own content fits.
     #[serde(deserialize_with = "byte_count")]
     pub max_read_bytes: u64,
+    /// The largest content a write takes (10 MiB); more is `file_too_large`.
     #[serde(deserialize_with = "byte_count")]
     pub max_write_bytes: u64,
     /// Reads outside the roots answer `-32002`, as Zed does.

@@ -14,19 +14,26 @@ pub const PROTOCOL_VERSION: u16 = 1;
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReadTextFileRequest {
+    /// The session whose roots the path must lie in.
     pub session_id: String,
+    /// The file's absolute path.
     pub path: String,
+    /// The 1-based line to start at; `None` or 0: the first line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
+    /// How many lines at most; `None`: to the end of the file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<u32>,
+    /// ACP's extension point (`traceparent` goes into the audit event).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }
 
-/// Result of `fs/read_text_file`.
+/// Result of `fs/read_text_file`: the `content` of the lines asked for, terminators included
+/// (an exact substring of the file's text), and ACP's `_meta` extension point.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[allow(missing_docs)] // members documented above: field docs would change npm/types/host.d.ts
 pub struct ReadTextFileResponse {
     pub content: String,
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
@@ -38,15 +45,19 @@ pub struct ReadTextFileResponse {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WriteTextFileRequest {
+    /// The session whose roots the path must lie in.
     pub session_id: String,
+    /// The file's absolute path.
     pub path: String,
+    /// The complete new text of the file.
     pub content: String,
+    /// ACP's extension point (`traceparent` goes into the audit event).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }
 
 /// Result of `fs/write_text_file`: serializes as `{}`, never `null` (strict agents reject
-/// `null`).
+/// `null`); `_meta` is ACP's extension point.
 ///
 /// ```
 /// let r = acp_fs::WriteTextFileResponse::default();
@@ -54,17 +65,20 @@ pub struct WriteTextFileRequest {
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[allow(missing_docs)] // members documented above: field docs would change npm/types/host.d.ts
 pub struct WriteTextFileResponse {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional, type = "{ [key in string]?: JsonValue }"))]
     pub meta: Option<Map<String, Value>>,
 }
 
-/// `clientCapabilities.fs` for the client's `initialize` request (a missing field is `false`,
-/// as the spec says).
+/// `clientCapabilities.fs` for the client's `initialize` request: whether the client serves
+/// `fs/read_text_file` (`readTextFile`) and `fs/write_text_file` (`writeTextFile`). A missing
+/// field is `false`, as the spec says.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase", default)]
+#[allow(missing_docs)] // members documented above: field docs would change npm/types/host.d.ts
 pub struct FileSystemCapability {
     pub read_text_file: bool,
     pub write_text_file: bool,
@@ -75,11 +89,14 @@ pub struct FileSystemCapability {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(untagged)]
 pub enum Response {
+    /// `fs/read_text_file`'s result.
     Read(ReadTextFileResponse),
+    /// `fs/write_text_file`'s result.
     Write(WriteTextFileResponse),
 }
 
 impl Response {
+    /// The JSON-RPC `result` member.
     pub fn to_json(&self) -> Value {
         serde_json::to_value(self).unwrap_or_else(|_| Value::Object(Map::new()))
     }

@@ -1,11 +1,14 @@
 //! What a request leaves behind for the host: change records and audit events (§5, §7).
 
+use crate::error::{AcpFsError, ErrorKind};
 use serde::Serialize;
 
-/// One successful write, for diffs, review and undo.
+/// One successful write, for diffs, review and undo: the session whose agent wrote, the path
+/// written (normalized, absolute) and whether the write `created` the file, beside the texts.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
+#[allow(missing_docs)] // members documented above: field docs would change npm/types/host.d.ts
 pub struct ChangeRecord {
     pub session_id: String,
     pub path: String,
@@ -25,6 +28,7 @@ pub struct ChangeRecord {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum DocumentWrite {
     /// The open buffer takes the new text; storage is untouched (the user saves).
     Buffer,
@@ -32,10 +36,14 @@ pub enum DocumentWrite {
     WriteThrough,
 }
 
-/// One request, for the host's audit log (semantics.md §7).
+/// One request, for the host's audit log (semantics.md §7). `sessionId`, `path`, `line`,
+/// `limit` and `traceparent` (from `_meta`) echo what the request asked, each `None` when the
+/// request did not carry it or it was malformed; `errorKind` is the [`ErrorKind`] of a request
+/// that did not end `"ok"`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
+#[allow(missing_docs)] // members documented above: field docs would change npm/types/host.d.ts
 pub struct AuditEvent {
     /// `"read"` or `"write"`.
     #[cfg_attr(feature = "ts", ts(type = "'read' | 'write'"))]
@@ -57,4 +65,33 @@ pub struct AuditEvent {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub traceparent: Option<String>,
+}
+
+impl AuditEvent {
+    /// The event of a `"read"` or `"write"` that ended with `ended`: the bytes of text it
+    /// returned or wrote, or its error. What the request asked for is the caller's to add.
+    pub(crate) fn ended(op: &'static str, ended: Result<u64, &AcpFsError>) -> AuditEvent {
+        let (bytes, outcome, error_kind) = match ended {
+            Ok(bytes) => (bytes, "ok", None),
+            Err(e) if e.kind == ErrorKind::Cancelled => (0, "cancelled", Some(e.kind.as_str())),
+            Err(e) => (0, "error", Some(e.kind.as_str())),
+        };
+        AuditEvent {
+            op,
+            session_id: None,
+            path: None,
+            line: None,
+            limit: None,
+            bytes,
+            outcome,
+            error_kind,
+            duration_ms: None,
+            traceparent: None,
+        }
+    }
+
+    /// The audit event of a request that failed with `error` before it could say what it was.
+    pub fn failed(op: &'static str, error: &AcpFsError) -> AuditEvent {
+        AuditEvent::ended(op, Err(error))
+    }
 }

@@ -7,9 +7,13 @@ use crate::record::{ChangeRecord, DocumentWrite};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum FileKind {
+    /// A regular file: the only kind that is read or replaced.
     File,
+    /// A directory.
     Directory,
+    /// A symlink (only from a `stat` that does not follow).
     Symlink,
     /// FIFOs, sockets, devices: never opened.
     Other,
@@ -18,7 +22,9 @@ pub enum FileKind {
 /// The answer to a stat or an open.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Metadata {
+    /// What is there.
     pub kind: FileKind,
+    /// The size in bytes (what a whole-file read would return).
     pub size: u64,
     /// Hard links to the file (`nlink`); 1 where the storage has no hard links. A regular file
     /// with more than one is also reachable under a name outside the roots (semantics.md §8.2).
@@ -39,30 +45,41 @@ impl Metadata {
 
 /// Why a storage call failed, as far as the engine needs to know.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum StorageErrorKind {
+    /// Nothing is at the path: a read answers `-32002`, a write creates the file.
     NotFound,
+    /// The storage refused access (`permission_denied`).
     PermissionDenied,
     /// A symlink (or a path outside the root) turned up where the checked, canonical path had
     /// none: something moved after containment was checked.
     SymlinkEscape,
+    /// A directory is where a file was expected (`not_a_file`).
     IsADirectory,
+    /// A parent of the path is not a directory: for a read the file does not exist.
     NotADirectory,
+    /// The storage cannot do this at all (`storage_error`).
     Unsupported,
+    /// Any other failure (`storage_error`, with the message).
     Other,
 }
 
 /// A storage failure; the host's own error stays with the host (the JS `cause`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StorageError {
+    /// What the engine makes of it.
     pub kind: StorageErrorKind,
+    /// The storage's own words, kept in the answer's hint where the kind has one.
     pub message: String,
 }
 
 impl StorageError {
+    /// An error of `kind` with the storage's message.
     pub fn new(kind: StorageErrorKind, message: impl Into<String>) -> Self {
         StorageError { kind, message: message.into() }
     }
 
+    /// `NotFound` for `path`, worded as the OS words it.
     pub fn not_found(path: &str) -> Self {
         Self::new(StorageErrorKind::NotFound, format!("no such file or directory: {path}"))
     }
@@ -89,10 +106,12 @@ pub enum Symlinks {
     Unresolvable,
 }
 
-/// What a storage can do; the engine plans its I/O from this.
+/// What a storage can do; the engine plans its I/O from this: whether it has symlinks, and
+/// whether it can `write` files and make directories (`makeDirs`) beside the two below.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
+#[allow(missing_docs)] // members documented above: field docs would change npm/types/host.d.ts
 pub struct StorageCaps {
     pub symlinks: Symlinks,
     /// `stat` works (non-regular files are refused before they are opened, sizes checked).
@@ -128,6 +147,7 @@ pub trait Storage {
     /// An open regular file: every range of one request is read from the same one.
     type File;
 
+    /// What this storage can do; the engine calls nothing else.
     fn caps(&self) -> StorageCaps;
     /// Metadata; `follow = false` describes a symlink itself (lstat).
     fn stat(&self, path: &str, follow: bool) -> Result<Metadata, StorageError> {
@@ -172,28 +192,36 @@ pub trait AsyncStorage {
     /// An open regular file, as [`Storage::File`].
     type File;
 
+    /// As [`Storage::caps`].
     fn caps(&self) -> StorageCaps;
+    /// As [`Storage::stat`].
     async fn stat(&self, path: &str, follow: bool) -> Result<Metadata, StorageError> {
         let _ = (path, follow);
         unsupported("stat")
     }
+    /// As [`Storage::real_path`].
     async fn real_path(&self, path: &str) -> Result<String, StorageError> {
         let _ = path;
         unsupported("real_path")
     }
+    /// As [`Storage::read`].
     async fn read(&self, path: &str) -> Result<Vec<u8>, StorageError>;
+    /// As [`Storage::open`].
     async fn open(&self, root: &str, path: &str) -> Result<(Option<Self::File>, Metadata), StorageError> {
         let _ = (root, path);
         unsupported("open")
     }
+    /// As [`Storage::read_at`].
     async fn read_at(&self, file: &Self::File, offset: u64, len: usize) -> Result<Bytes, StorageError> {
         let _ = (file, offset, len);
         unsupported("read_at")
     }
+    /// As [`Storage::make_dirs`].
     async fn make_dirs(&self, root: &str, path: &str) -> Result<(), StorageError> {
         let _ = (root, path);
         unsupported("make_dirs")
     }
+    /// As [`Storage::write`].
     async fn write(&self, root: &str, path: &str, bytes: &[u8]) -> Result<(), StorageError> {
         let _ = (root, path, bytes);
         unsupported("write")
@@ -203,10 +231,13 @@ pub trait AsyncStorage {
 /// The host's answers to questions that are not about storage: approvals and open documents.
 /// The defaults approve every write and apply writes to open documents to the overlay only.
 pub trait Host {
+    /// Whether the write of `change` may go ahead; `false` refuses it (`user_rejected`).
     fn approve(&self, change: &ChangeRecord) -> bool {
         let _ = change;
         true
     }
+    /// What to do with a write of `text` to the document open at `path`: keep it in the
+    /// buffer, or write it through to storage as well.
     fn write_document(&self, path: &str, text: &str) -> DocumentWrite {
         let _ = (path, text);
         DocumentWrite::Buffer
@@ -216,10 +247,12 @@ pub trait Host {
 /// Async twin of [`Host`]: an approval may wait minutes for a person.
 #[allow(async_fn_in_trait)]
 pub trait AsyncHost {
+    /// As [`Host::approve`].
     async fn approve(&self, change: &ChangeRecord) -> bool {
         let _ = change;
         true
     }
+    /// As [`Host::write_document`].
     async fn write_document(&self, path: &str, text: &str) -> DocumentWrite {
         let _ = (path, text);
         DocumentWrite::Buffer

@@ -64,7 +64,7 @@ fn wrong_answers_become_errors_not_panics() {
     assert!(e.message.contains("driver answered real_path with an approval"), "{}", e.message);
     // The report names what came, never its contents: the bytes may be a whole file.
     let mut op = fs.read_text_file(json!({"sessionId": "s", "path": "/p/a.txt"}));
-    op.start();
+    let Step::Io(Io::RealPath { .. }) = op.start() else { panic!("first step resolves the path") };
     let Step::Done(outcome) = op.resume(Answer::Bytes(vec![b'x'; 100_000].into())) else { panic!() };
     let e = outcome.result.unwrap_err();
     assert!(e.message.contains("driver answered real_path with 100000 bytes"), "{}", e.message);

@@ -732,6 +732,7 @@ fn check_dispatch(message: &str) -> Result<(), TestCaseError> {
             prop_assert_eq!(&v["id"], &id.unwrap());
             reply
         }
+        other => return Err(TestCaseError::fail(format!("a dispatch this test does not know: {other:?}"))),
     };
     let v: Result<Value, _> = serde_json::from_str(&reply);
     prop_assert!(v.is_ok(), "reply is not JSON: {}", reply);

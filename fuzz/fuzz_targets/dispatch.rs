@@ -132,6 +132,7 @@ fuzz_target!(|data: &[u8]| {
                     check_reply(message, &reply, None);
                 }
             }
+            other => panic!("a dispatch this target does not know: {other:?}"),
         }
         // The second through handle(), the one-call entry a standalone server uses.
         match fs2.handle(flipped, &DefaultHost, message) {

@@ -4,7 +4,6 @@
 //! the operation until the driver releases it.
 
 use super::{HostAnswer, HostOperation, HostOutcome, HostStep};
-use crate::error::AcpFsError;
 use crate::record::AuditEvent;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -37,6 +36,7 @@ struct Table {
 
 impl HeldOperations {
     /// Keeps `op`; its number.
+    #[must_use = "the number is the only way to step the operation, and to release it"]
     pub fn hold(&self, op: HostOperation) -> u32 {
         let mut table = self.lock();
         let mut id = table.next;
@@ -94,8 +94,7 @@ impl HeldOperations {
 
 /// The outcome of a call naming an operation that is not held.
 fn not_held(id: u32) -> HostOutcome {
-    let error = AcpFsError::internal(format!("no operation {id}: it was released or never started"));
-    HostOutcome { result: None, error: Some(error), change: None, reply: None }
+    HostOutcome::internal(format!("no operation {id}: it was released or never started"))
 }
 
 #[cfg(test)]

@@ -1,0 +1,296 @@
+//! The engine as a binding's `Engine` class sees it: JSON values in, typed values out.
+
+use super::operation::{HostOperation, Reply};
+use super::step::HostDispatch;
+use crate::dispatch::Dispatch;
+use crate::engine::AcpFs;
+use crate::error::AcpFsError;
+use crate::mcp::{McpDispatch, McpServer};
+use crate::operation::Operation;
+use crate::options::Options;
+use crate::protocol::{FileSystemCapability, READ_TEXT_FILE, WRITE_TEXT_FILE};
+use crate::storage::{StorageCaps, Symlinks};
+use serde_json::Value;
+
+/// The engine behind a binding's `Engine` class: every method takes what JS hands over (as
+/// JSON values where a caller may pass anything) and gives typed values back.
+#[derive(Clone)]
+pub struct HostEngine {
+    fs: AcpFs,
+}
+
+impl HostEngine {
+    /// The engine for options (`Options::from_json`) over a storage that can do `caps`
+    /// (`{symlinks: "none"|"resolvable"|"unresolvable", stat, rangedReads, write, makeDirs}`,
+    /// missing booleans false).
+    pub fn new(options: Value, caps: Value) -> Result<HostEngine, AcpFsError> {
+        let caps = storage_caps(&caps)?;
+        let options = Options::from_json(&options)?;
+        Ok(HostEngine { fs: AcpFs::new(options, caps)? })
+    }
+
+    /// The engine itself, for hosts that also drive it from Rust.
+    pub fn fs(&self) -> &AcpFs {
+        &self.fs
+    }
+
+    /// Registers a session's roots; `None` on success.
+    pub fn open_session(&self, session_id: &Value, cwd: &Value, additional_directories: &Value) -> Option<AcpFsError> {
+        let opened = (|| {
+            let id = string("sessionId", session_id)?;
+            let cwd = cwd.as_str().ok_or_else(|| AcpFsError::invalid_params("cwd", PATH_STRING))?;
+            let dirs = match additional_directories {
+                Value::Null => Vec::new(),
+                Value::Array(list) => list
+                    .iter()
+                    .enumerate()
+                    .map(|(i, d)| {
+                        d.as_str().map(str::to_owned).ok_or_else(|| {
+                            AcpFsError::invalid_params(&format!("additionalDirectories[{i}]"), PATH_STRING)
+                        })
+                    })
+                    .collect::<Result<_, _>>()?,
+                _ => return Err(AcpFsError::invalid_params("additionalDirectories", "must be an array")),
+            };
+            self.fs.open_session(id, cwd, &dirs)
+        })();
+        opened.err()
+    }
+
+    /// Forgets a session (nothing to do for an id no session was opened under).
+    pub fn close_session(&self, session_id: &Value) {
+        if let Some(id) = session_id.as_str() {
+            self.fs.close_session(id);
+        }
+    }
+
+    /// Registers (or replaces) an open document's unsaved text; `None` on success.
+    pub fn open_document(&self, path: &Value, text: &Value) -> Option<AcpFsError> {
+        (|| self.fs.open_document(string("path", path)?, string("text", text)?))().err()
+    }
+
+    /// The buffer was reloaded from storage with `text`; `None` on success.
+    pub fn document_reloaded(&self, path: &Value, text: &Value) -> Option<AcpFsError> {
+        (|| self.fs.document_reloaded(string("path", path)?, string("text", text)?))().err()
+    }
+
+    /// The buffer was saved; false when it is not open.
+    pub fn document_saved(&self, path: &Value) -> bool {
+        path.as_str().is_some_and(|p| self.fs.document_saved(p))
+    }
+
+    /// The open document's version, or `None`.
+    pub fn document_version(&self, path: &Value) -> Option<u64> {
+        self.fs.document_version(path.as_str()?)
+    }
+
+    pub fn close_document(&self, path: &Value) {
+        if let Some(path) = path.as_str() {
+            self.fs.close_document(path);
+        }
+    }
+
+    /// The open document's current text.
+    pub fn document(&self, path: &Value) -> Option<String> {
+        self.fs.document(path.as_str()?)
+    }
+
+    pub fn capabilities(&self) -> FileSystemCapability {
+        self.fs.capabilities()
+    }
+
+    /// Starts the request for `method`; `None` when it is not an fs method. `Err(reason)`:
+    /// the binding could not convert the params (the driver refuses what has no JSON form
+    /// first, so this is the driver's bug): the request ends with an `internal` error.
+    #[must_use = "a request is answered only once it is run to its outcome"]
+    pub fn start(&self, method: &str, params: Result<Value, String>) -> Option<HostOperation> {
+        let op = match params {
+            Ok(params) => self.fs.request(method, params),
+            Err(why) => {
+                let e = AcpFsError::internal(format!("the driver sent params that are not JSON: {why}"));
+                self.fs.refused(method, e)
+            }
+        };
+        op.map(|op| HostOperation::new(op, None))
+    }
+
+    /// [`start`](Self::start) with the params as JSON text: for small params one string crosses
+    /// from JS instead of a value converted member by member (a wasm import per type probe).
+    ///
+    /// ```
+    /// # use acp_fs::host::HostEngine;
+    /// # use serde_json::json;
+    /// let engine = HostEngine::new(json!({"roots": ["/p"]}), json!({"symlinks": "none"})).unwrap();
+    /// let op = engine.start_json("fs/read_text_file", r#"{"sessionId": "s", "path": "/p/a.txt"}"#);
+    /// assert!(op.is_some());
+    /// assert!(engine.start_json("fs/unknown", "{}").is_none());
+    /// ```
+    #[must_use = "a request is answered only once it is run to its outcome"]
+    pub fn start_json(&self, method: &str, params: &str) -> Option<HostOperation> {
+        self.start(method, serde_json::from_str(params).map_err(|e| e.to_string()))
+    }
+
+    /// Classifies one raw JSON-RPC message, and starts the request if it is an fs call.
+    #[must_use = "a call must be run and answered, a reply sent"]
+    pub fn dispatch(&self, message: &str) -> (HostDispatch, Option<HostOperation>) {
+        self.fs.dispatch(message).into()
+    }
+
+    /// The MCP tools `session_id`'s server offers (roots in the descriptions).
+    pub fn mcp_tools(&self, session_id: &str) -> Vec<Value> {
+        McpServer::new(self.fs.clone(), session_id).tools()
+    }
+
+    /// One MCP message for `session_id`'s server; a `tools/call` starts an operation whose
+    /// outcome carries the JSON-RPC reply (the tool result).
+    #[must_use = "a call must be run and answered, a reply sent"]
+    pub fn mcp_dispatch(&self, session_id: &str, message: &str) -> (HostDispatch, Option<HostOperation>) {
+        McpServer::new(self.fs.clone(), session_id).dispatch(message).into()
+    }
+}
+
+/// A message for the engine as a driver sees it: what it is, and the request it started.
+impl From<Dispatch> for (HostDispatch, Option<HostOperation>) {
+    fn from(dispatch: Dispatch) -> Self {
+        match dispatch {
+            Dispatch::NotMine => (HostDispatch::NotMine, None),
+            Dispatch::Reply(reply) => (HostDispatch::Reply { reply }, None),
+            Dispatch::Cancel(id) => (HostDispatch::Cancel { id }, None),
+            Dispatch::Call(call) => {
+                let id = call.id().to_owned();
+                let call_of = HostDispatch::Call { id: id.clone(), method: call.method };
+                (call_of, Some(HostOperation::new(call.operation, Some(Reply::Rpc(id)))))
+            }
+        }
+    }
+}
+
+/// An MCP message as a driver sees it: what it is, and the `tools/call` it started.
+impl From<McpDispatch> for (HostDispatch, Option<HostOperation>) {
+    fn from(dispatch: McpDispatch) -> Self {
+        match dispatch {
+            McpDispatch::NotMine => (HostDispatch::NotMine, None),
+            McpDispatch::Reply(reply) => (HostDispatch::Reply { reply }, None),
+            McpDispatch::Cancel(id) => (HostDispatch::Cancel { id }, None),
+            McpDispatch::Call(call) => {
+                let (operation, reply) = call.into_parts();
+                let call_of = HostDispatch::Call { id: reply.id().to_owned(), method: method_of(&operation) };
+                (call_of, Some(HostOperation::new(operation, Some(Reply::Mcp(reply)))))
+            }
+        }
+    }
+}
+
+const PATH_STRING: &str = "must be an absolute path string";
+
+fn string<'a>(field: &str, value: &'a Value) -> Result<&'a str, AcpFsError> {
+    value.as_str().ok_or_else(|| AcpFsError::invalid_params(field, "must be a string"))
+}
+
+fn method_of(op: &Operation) -> &'static str {
+    if op.kind() == "write" {
+        WRITE_TEXT_FILE
+    } else {
+        READ_TEXT_FILE
+    }
+}
+
+/// Storage capabilities from their JSON form (missing booleans are false).
+fn storage_caps(value: &Value) -> Result<StorageCaps, AcpFsError> {
+    let flag = |k: &str| value.get(k).and_then(Value::as_bool).unwrap_or(false);
+    let symlinks = match value.get("symlinks").and_then(Value::as_str).unwrap_or("none") {
+        "none" => Symlinks::None,
+        "resolvable" => Symlinks::Resolvable,
+        "unresolvable" => Symlinks::Unresolvable,
+        other => return Err(AcpFsError::invalid_params("caps.symlinks", format!("unknown value {other:?}"))),
+    };
+    Ok(StorageCaps {
+        symlinks,
+        stat: flag("stat"),
+        ranged_reads: flag("rangedReads"),
+        write: flag("write"),
+        make_dirs: flag("makeDirs"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::fixtures::{done, engine, read};
+    use crate::host::info;
+    use serde_json::json;
+
+    #[test]
+    fn caps_from_their_json() {
+        let caps = storage_caps(&json!({"symlinks": "resolvable", "stat": true, "rangedReads": true})).unwrap();
+        assert!(caps.stat && caps.ranged_reads && !caps.write && caps.symlinks == Symlinks::Resolvable);
+        let e = storage_caps(&json!({"symlinks": "maybe"})).unwrap_err();
+        assert_eq!(e.data["field"], "caps.symlinks");
+        assert!(HostEngine::new(json!({}), json!({"symlinks": "maybe"})).is_err());
+        assert!(HostEngine::new(json!({"maxReadBytes": "lots"}), json!({})).is_err());
+    }
+
+    #[test]
+    fn replies_come_with_the_outcome() {
+        let engine = engine();
+        let (what, op) = engine.dispatch(
+            r#"{"jsonrpc":"2.0","id":"x","method":"fs/read_text_file","params":{"sessionId":"s","path":"/p/a.txt"}}"#,
+        );
+        assert_eq!(
+            serde_json::to_value(&what).unwrap(),
+            json!({"kind": "call", "id": "\"x\"", "method": "fs/read_text_file"})
+        );
+        let op = op.unwrap();
+        op.step(None, None);
+        let bytes = Some(Ok(serde_json::from_value(json!({"bytes": true})).unwrap()));
+        let opened =
+            Some(Ok(serde_json::from_value(json!({"file": 0, "metadata": {"kind": "file", "size": 3}})).unwrap()));
+        op.step(opened, None);
+        let out = done(op.step(bytes, Some(b"hi\n".to_vec())));
+        assert_eq!(out.reply.unwrap(), r#"{"jsonrpc":"2.0","id":"x","result":{"content":"hi\n"}}"#);
+        let (what, op) = engine.dispatch(r#"{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":7}}"#);
+        assert_eq!(serde_json::to_value(&what).unwrap(), json!({"kind": "cancel", "id": "7"}));
+        assert!(op.is_none());
+        // An MCP call's outcome carries the tool result; a cancelled one still has a reply (the
+        // driver drops it when the peer cancelled).
+        let call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/p/a.txt"}}}"#;
+        let (what, op) = engine.mcp_dispatch("s", call);
+        assert_eq!(
+            serde_json::to_value(&what).unwrap(),
+            json!({"kind": "call", "id": "3", "method": "fs/read_text_file"})
+        );
+        let op = op.unwrap();
+        op.step(None, None);
+        let reply: Value = serde_json::from_str(&op.cancel().reply.unwrap()).unwrap();
+        assert_eq!((reply["id"].clone(), reply["result"]["isError"].clone()), (json!(3), json!(true)));
+        // Requests started by hand have no reply.
+        let op = read(&engine);
+        op.step(None, None);
+        assert!(op.cancel().reply.is_none());
+    }
+
+    #[test]
+    fn host_calls_name_what_is_wrong() {
+        let engine = engine();
+        let e = engine.open_session(&json!("s"), &json!(42), &Value::Null).unwrap();
+        assert_eq!(e.data["field"], "cwd");
+        let e = engine.open_session(&json!("s"), &json!("/p"), &json!(["/q", 3])).unwrap();
+        assert_eq!(e.data["field"], "additionalDirectories[1]");
+        let e = engine.open_session(&json!("s"), &json!("/p"), &json!("x")).unwrap();
+        assert_eq!(e.data["field"], "additionalDirectories");
+        assert_eq!(engine.open_document(&json!("rel.txt"), &json!("x")).unwrap().data["field"], "path");
+        assert_eq!(engine.open_document(&json!("/p/a.txt"), &json!(1)).unwrap().data["field"], "text");
+        assert!(engine.open_document(&json!("/p/a.txt"), &json!("buffer")).is_none());
+        assert_eq!(engine.document(&json!("/p/a.txt")).as_deref(), Some("buffer"));
+        assert!(engine.document_version(&json!("/p/a.txt")).is_some());
+        assert!(engine.document_saved(&json!("/p/a.txt")) && !engine.document_saved(&json!(5)));
+        engine.close_document(&json!("/p/a.txt"));
+        assert_eq!(engine.document(&json!("/p/a.txt")), None);
+        let info = serde_json::to_value(info()).unwrap();
+        assert_eq!(info["internal"]["message"], "Internal error: {message}");
+        assert_eq!(
+            info["fullCaps"],
+            json!({"symlinks": "resolvable", "stat": true, "rangedReads": true, "write": true, "makeDirs": true})
+        );
+    }
+}
