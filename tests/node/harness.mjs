@@ -5,9 +5,9 @@
 // Backends: memfs `Volume` (files, dirs, symlinks, hard links; `special` paths through a thin
 // wrapper that reports a non-regular stat), the shared Map storage (tests/shared/map-storage.mjs:
 // sync methods, hard links, no symlinks), fs.promises over a real temp dir, and the package's
-// native disk over a real temp dir. Each comes ranged (a
-// ranged-read method) and whole (none), except native, which always streams. Disk backends prefix
-// every POSIX path of the vector with the temp dir, expectations included.
+// native disk over a real temp dir. Each comes ranged (a ranged-read method) and whole (none),
+// except native, which always streams. Disk backends prefix every POSIX path of the vector with
+// the temp dir, expectations included.
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
