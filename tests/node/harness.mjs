@@ -3,11 +3,11 @@
 // backend from a vector, run the vector, and check it against its expectations.
 //
 // Backends: memfs `Volume` (files, dirs, symlinks, hard links; `special` paths through a thin
-// wrapper that reports a non-regular stat), a plain-object Map storage (sync methods, hard links,
-// no symlinks), fs.promises
-// over a real temp dir, and the package's native disk over a real temp dir. Each comes ranged (a
-// ranged-read method) and whole (none), except native, which always streams. Disk backends prefix
-// every POSIX path of the vector with the temp dir, expectations included.
+// wrapper that reports a non-regular stat), the shared Map storage (tests/shared/map-storage.mjs:
+// sync methods, hard links, no symlinks), fs.promises over a real temp dir, and the package's
+// native disk over a real temp dir. Each comes ranged (a ranged-read method) and whole (none),
+// except native, which always streams. Disk backends prefix every POSIX path of the vector with
+// the temp dir, expectations included.
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -17,19 +17,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Volume } from 'memfs';
 import { fromNodeDisk } from '../../npm/shared/node-disk.mjs';
-import {
-  ancestors,
-  bytesOf,
-  DEFAULT_SESSIONS,
-  fileEntries,
-  isFileContent,
-  isHardlink,
-  isRoot,
-  parentOf,
-  rawParams,
-  storageTraits,
-  usesWindowsPaths,
-} from '../shared/vectors.mjs';
+import { mapBackend, MapStorage as SharedMapStorage } from '../shared/map-storage.mjs';
+import { bytesOf, DEFAULT_SESSIONS, fileEntries, isFileContent, isHardlink, rawParams, storageTraits, usesWindowsPaths } from '../shared/vectors.mjs';
 
 // Running and checking are shared with the in-browser runner; these are re-exported for the
 // Node suites that import them from here.
@@ -48,138 +37,10 @@ export function loadVectors(dir = VECTOR_DIR) {
   return out;
 }
 
-function enoent(path, syscall) {
-  const e = new Error(`ENOENT: no such file or directory, ${syscall} '${path}'`);
-  e.code = 'ENOENT';
-  e.errno = -2;
-  e.syscall = syscall;
-  e.path = path;
-  return e;
-}
-
-function eisdir(path, syscall) {
-  const e = new Error(`EISDIR: illegal operation on a directory, ${syscall} '${path}'`);
-  e.code = 'EISDIR';
-  e.syscall = syscall;
-  e.path = path;
-  return e;
-}
-
-function enotdir(path, syscall) {
-  const e = new Error(`ENOTDIR: not a directory, ${syscall} '${path}'`);
-  e.code = 'ENOTDIR';
-  e.syscall = syscall;
-  e.path = path;
-  return e;
-}
-
-/**
- * A plain-object storage over a Map, with synchronous methods (values, not promises): files,
- * directories (explicit or implied by files), special files and hard links; no symlinks. A hard
- * link is a second name of the same Buffer, `nlink` the number of names; a write replaces the
- * name's Buffer (as a rename would), so the other names keep the old content.
- */
-export class MapStorage {
-  constructor({ ranged = true, write = true, realpath = true } = {}) {
-    this.files = new Map();
-    this.dirs = new Set(['/']);
-    this.special = new Set();
-    this.calls = [];
-    if (!ranged) this.readRange = undefined;
-    if (!write) {
-      this.writeFile = undefined;
-      this.mkdir = undefined;
-    }
-    // "Has symlinks, cannot resolve them" cannot come from the shape of a link-less storage.
-    if (!realpath) this.capabilities = { symlinks: 'unresolvable' };
-  }
-  put(path, bytes) {
-    this.files.set(path, Buffer.from(bytes));
-    for (const d of ancestors(path)) this.dirs.add(d);
-  }
-  addDir(path) {
-    this.dirs.add(path);
-    for (const d of ancestors(path)) this.dirs.add(d);
-  }
-  /** A file on the way to `path` makes it unreachable, as on a real file system. */
-  blockedBy(path) {
-    return ancestors(path).find((d) => this.files.has(d));
-  }
-  addSpecial(path) {
-    this.put(path, Buffer.alloc(0));
-    this.special.add(path);
-  }
-  /** `path` becomes another name of the file `existing` (false when that is not a file). */
-  link(path, existing) {
-    const file = this.files.get(existing);
-    if (file === undefined || this.special.has(existing)) return false;
-    this.files.set(path, file);
-    for (const d of ancestors(path)) this.dirs.add(d);
-    return true;
-  }
-  /** How many names the file at `path` has. */
-  nlink(path) {
-    const file = this.files.get(path);
-    let n = 0;
-    for (const f of this.files.values()) if (f === file) n += 1;
-    return n;
-  }
-  stat(path) {
-    this.calls.push(['stat', path]);
-    if (this.blockedBy(path)) throw enotdir(path, 'stat');
-    const kind = this.special.has(path)
-      ? 'other'
-      : this.files.has(path)
-        ? 'file'
-        : this.dirs.has(path) || isRoot(path)
-          ? 'dir'
-          : null;
-    if (kind === null) throw enoent(path, 'stat');
-    return {
-      isFile: () => kind === 'file',
-      isDirectory: () => kind === 'dir',
-      isSymbolicLink: () => false,
-      size: kind === 'file' ? this.files.get(path).length : 0,
-      nlink: kind === 'file' ? this.nlink(path) : 1,
-      // Every write makes a new Buffer, so a Buffer's first sighting is its version (semantics.md §9).
-      ...(kind === 'file' ? { mtimeMs: this.version(this.files.get(path)) } : {}),
-    };
-  }
-  #versions = new WeakMap();
-  #clock = 0;
-  version(buffer) {
-    if (!this.#versions.has(buffer)) this.#versions.set(buffer, ++this.#clock);
-    return this.#versions.get(buffer);
-  }
-  readFile(path) {
-    this.calls.push(['readFile', path]);
-    return this.bytes(path);
-  }
-  bytes(path) {
-    if (this.blockedBy(path)) throw enotdir(path, 'open');
-    if (this.dirs.has(path) || isRoot(path)) throw eisdir(path, 'read');
-    const b = this.files.get(path);
-    if (b === undefined) throw enoent(path, 'open');
-    return b;
-  }
-  readRange(path, offset, length) {
-    this.calls.push(['readRange', path, offset, length]);
-    const b = this.bytes(path);
-    return b.subarray(Math.min(offset, b.length), Math.min(offset + length, b.length));
-  }
-  writeFile(path, data) {
-    this.calls.push(['writeFile', path]);
-    if (this.blockedBy(path)) throw enotdir(path, 'open');
-    if (this.dirs.has(path) || isRoot(path)) throw eisdir(path, 'open');
-    const parent = parentOf(path);
-    if (!this.dirs.has(parent) && !isRoot(parent)) throw enoent(path, 'open');
-    this.files.set(path, Buffer.from(data));
-  }
-  mkdir(path, options) {
-    this.calls.push(['mkdir', path]);
-    assert.deepEqual(options, { recursive: true });
-    if (this.blockedBy(path) || this.files.has(path)) throw enotdir(path, 'mkdir');
-    this.addDir(path);
+/** The shared fake storage (tests/shared/map-storage.mjs), keeping Buffers: Node suites read files back with `toString()`. */
+export class MapStorage extends SharedMapStorage {
+  copy(data) {
+    return Buffer.from(data);
   }
 }
 
@@ -400,36 +261,6 @@ function memfsBackend(ranged) {
   };
 }
 
-function mapBackend(ranged) {
-  return {
-    name: `map ${ranged ? 'ranged' : 'whole'}`,
-    ranged,
-    prepare(vector) {
-      const files = fileEntries(vector);
-      if (files.some(([, c]) => c && typeof c === 'object' && 'symlink' in c)) {
-        return { skip: 'the Map storage has no symlinks' };
-      }
-      const flags = storageTraits(vector, ranged);
-      const storage = new MapStorage(flags);
-      for (const [path, c] of files) {
-        if (isFileContent(c)) storage.put(path, bytesOf(c));
-        else if (isHardlink(c)) assert.ok(storage.link(path, c.hardlink), `${path}: hardlink to ${c.hardlink}, which is not a file`);
-        else if (c.dir) storage.addDir(path);
-        else if (c.special) storage.addSpecial(path);
-        else throw new TypeError(`unknown file entry at ${path}: ${JSON.stringify(c)}`);
-      }
-      return {
-        vector,
-        storage,
-        read: (p) => storage.files.get(p) ?? null,
-        write: (p, bytes) => (bytes === null ? storage.files.delete(p) : storage.put(p, bytes)),
-        exists: (p) => storage.files.has(p) || storage.dirs.has(p),
-        cleanup() {},
-      };
-    },
-  };
-}
-
 /** `full`: the storage always has every capability (vectors that take one away are skipped). */
 function diskBackend(name, ranged, makeStorage, { full = !makeStorage } = {}) {
   return {
@@ -470,8 +301,8 @@ function diskBackend(name, ranged, makeStorage, { full = !makeStorage } = {}) {
 export const backends = {
   memfsRanged: memfsBackend(true),
   memfsWhole: memfsBackend(false),
-  mapRanged: mapBackend(true),
-  mapWhole: mapBackend(false),
+  mapRanged: mapBackend(true, MapStorage),
+  mapWhole: mapBackend(false, MapStorage),
   fsPromisesRanged: diskBackend('fs.promises ranged', true, fsPromisesStorage),
   fsPromisesWhole: diskBackend('fs.promises whole', false, fsPromisesStorage),
   native: diskBackend('native disk', true, null),

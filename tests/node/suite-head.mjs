@@ -1,6 +1,6 @@
 // The open carries the head (semantics.md §8.2), through a binding's low-level interface: one
-// suite for the napi addon (binding.test.mjs) and the wasm module (wasm.test.mjs), which must
-// agree word for word.
+// suite for the napi addon and the wasm module (run by suite-binding.mjs), which must agree word
+// for word.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';

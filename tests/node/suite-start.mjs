@@ -1,6 +1,6 @@
 // `Engine.startJson`: the params of a request as JSON text (the driver's form for small flat
-// params), through a binding's low-level interface. One suite for the napi addon
-// (binding.test.mjs) and the wasm module (wasm.test.mjs): either form starts the same request.
+// params), through a binding's low-level interface. One suite for the napi addon and the wasm
+// module (run by suite-binding.mjs): either form starts the same request.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';

@@ -362,3 +362,19 @@ export async function runVector(AcpFs, original, backend) {
     await prepared.cleanup();
   }
 }
+
+/**
+ * One vector on every backend, in order: the runs that ran (each `runVector`'s answer), the skips
+ * as `"<backend>: <reason>"`, and every failure as `"[<backend>] <failure>"`. The one loop of the
+ * Node suites and the browser runner.
+ */
+export async function runOnEvery(AcpFs, vector, backends) {
+  const ran = [];
+  const skipped = [];
+  for (const backend of backends) {
+    const run = await runVector(AcpFs, vector, backend);
+    if (run.skip) skipped.push(`${backend.name}: ${run.skip}`);
+    else ran.push(run);
+  }
+  return { ran, skipped, failures: ran.flatMap((run) => run.failures.map((f) => `[${run.backend}] ${f}`)) };
+}
