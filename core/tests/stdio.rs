@@ -229,7 +229,7 @@ fn every_root_is_served() {
 }
 
 #[test]
-fn a_root_that_is_a_symlink_serves_paths_under_its_name() {
+fn a_root_that_is_a_symlink_serves_paths_under_both_names() {
     let (_dir, root) = project();
     let (_links, links) = project();
     let (_other, elsewhere) = project();
@@ -245,9 +245,12 @@ fn a_root_that_is_a_symlink_serves_paths_under_its_name() {
     let reply = server.call(write(json!(2), &format!("{link}/sub/new.txt"), "made\n"));
     assert_eq!(reply["result"], json!({}), "{reply}");
     assert_eq!(std::fs::read(format!("{root}/sub/new.txt")).unwrap(), b"made\n");
-    // The root is the name given: the target's own name is lexically outside it (§8: the
-    // lexical check comes before any real path).
+    // And under the root's real path, as an agent that canonicalized its working directory
+    // sends it (§8 "Roots and symlinks"), the same as @acp-fs/node answers.
     let reply = server.call(read(json!(3), &format!("{root}/a.txt")));
+    assert_eq!(reply["result"]["content"], "real", "{reply}");
+    // Beside the real path is still outside.
+    let reply = server.call(read(json!(30), &format!("{elsewhere}/secret.txt")));
     assert_eq!(reply["error"]["data"]["errorKind"], "path_outside_roots", "{reply}");
     // A second link inside the root still cannot lead out of it.
     let reply = server.call(read(json!(4), &format!("{link}/escape/secret.txt")));
