@@ -1,0 +1,24 @@
+// The options that stay in JS (the storage and the host's hooks), and how an observer hook is called.
+
+// Options that are JS values the engine never sees (functions, objects with methods).
+const HOST_ONLY = new Set(['storage', 'approveWrite', 'onChange', 'onAudit', 'onDocumentWrite']);
+
+/** Engine options: everything but the host-only values; `undefined` means "not given". */
+export function engineOptions(options) {
+  const out = {};
+  for (const [key, value] of Object.entries(options)) {
+    if (!HOST_ONLY.has(key) && value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
+/** Observers must not change an answer that is already decided; their failures are reported. */
+export function notify(hook, arg, what) {
+  if (typeof hook !== 'function') return;
+  try {
+    const r = hook(arg);
+    if (r && typeof r.then === 'function') r.then(undefined, (e) => console.error(`acp-fs: ${what} failed`, e));
+  } catch (e) {
+    console.error(`acp-fs: ${what} failed`, e);
+  }
+}
