@@ -4,7 +4,7 @@
 // loop), or on the wasm fallback through node:fs.
 import * as nodeFs from 'node:fs';
 import { createRequire } from 'node:module';
-import { createAcpFs, createAgent, AcpFsError, acpClientHandlers, toRequestError } from './shared/driver.mjs';
+import { createAcpFs, createAgent, AcpFsError, acpClientHandlers, toRequestError } from './shared/index.mjs';
 import { diskStorage } from './shared/node-default-disk.mjs';
 
 const require = createRequire(import.meta.url);

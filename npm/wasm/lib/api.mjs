@@ -1,7 +1,7 @@
 // What both entry points export: the shared driver over the guarded wasm binding. Instantiating the
 // module is the entry points' business (synchronous from the file in Node, `init()` elsewhere).
 import * as raw from '../pkg/acp_fs_wasm.js';
-import { createAcpFs, createAgent, AcpFsError, acpClientHandlers, toRequestError } from '../shared/driver.mjs';
+import { createAcpFs, createAgent, AcpFsError, acpClientHandlers, toRequestError } from '../shared/index.mjs';
 import { guardBinding } from './engine.mjs';
 
 const guarded = guardBinding(raw);

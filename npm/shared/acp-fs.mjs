@@ -4,7 +4,7 @@
 // so no binding ever awaits a JS promise from Rust. Policy, wording and limits live in the core:
 // the driver walks values once, converts, waits and reports.
 
-import { AcpFsError, fromThrown, internalError, internalWire, invalidParamsError, toRequestError, useBinding } from './error.mjs';
+import { AcpFsError, fromThrown, internalError, internalWire, invalidParamsError, useBinding } from './error.mjs';
 import { deriveCaps, errorAnswer, hostStorage, isThenable, StorageSession } from './storage.mjs';
 import { mcpOverAcp, mcpServerFor } from './mcp-acp.mjs';
 import { Documents } from './documents.mjs';
@@ -12,13 +12,6 @@ import { engineOptions, notify } from './hooks.mjs';
 import { InFlight } from './in-flight.mjs';
 import { echoParams, flatParams, jsonParams, jsonValue, notJson, requireString } from './params.mjs';
 import { escapeLoneSurrogates } from './surrogates.mjs';
-
-export { AcpFsError, toRequestError };
-export { deriveCaps } from './storage.mjs';
-export { notJson } from './params.mjs';
-export { wellFormedUnits } from './surrogates.mjs';
-export { createAgent } from './agent.mjs';
-export { acpClientHandlers } from './acp-client.mjs';
 
 const now = typeof performance !== 'undefined' ? () => performance.now() : () => Date.now();
 
