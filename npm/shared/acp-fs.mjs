@@ -5,7 +5,8 @@
 // the driver walks values once, converts, waits and reports.
 
 import { AcpFsError, fromThrown, internalError, internalWire, invalidParamsError, useBinding } from './error.mjs';
-import { deriveCaps, errorAnswer, hostStorage, isThenable, StorageSession } from './storage.mjs';
+import { deriveCaps, hostStorage, StorageSession } from './storage.mjs';
+import { drive } from './driver.mjs';
 import { mcpOverAcp, mcpServerFor } from './mcp-acp.mjs';
 import { Documents } from './documents.mjs';
 import { engineOptions, notify } from './hooks.mjs';
@@ -255,7 +256,13 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
       try {
         ({ outcome, cause } = refused
           ? { outcome: op.refuse(refused.field, refused.reason) }
-          : await this.#loop(op, signal, session));
+          : await drive(op, {
+              signal,
+              native: this.#native,
+              session,
+              perform: (io, bytes, s) => this.#perform(io, bytes, s),
+              turn: () => this.#turn(),
+            }));
       } catch (e) {
         // A driver bug or a binding throw: never leave a request hanging.
         cause = e;
@@ -275,98 +282,6 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
       }
       if (!outcome.error && outcome.change) notify(this.#hooks.onChange, outcome.change, 'onChange');
       return cause === undefined ? outcome : { ...outcome, cause };
-    }
-
-    /**
-     * The one step loop, for the built-in disk and for JS storages alike: the native disk runs a
-     * request's storage io on the libuv pool (`runOnDisk`) and comes back only for the host; a JS
-     * storage's io is performed here. Cancellation races every wait: the request settles at once
-     * (on the native disk, once the disk io in progress ends, without blocking this thread), and
-     * no io starts after it. An io that changes something (a write, directories, an open
-     * buffer: the engine marks its step `changes`) is never abandoned halfway: once it has
-     * started, the request ends with what it did, so a write that happened is reported with its
-     * change record, not as cancelled. Files an abandoned io opens are closed once it settles.
-     */
-    async #loop(op, signal, session) {
-      let cancelled = false;
-      let onAbort;
-      let aborted;
-      if (signal) {
-        aborted = new Promise((resolve) => {
-          onAbort = () => {
-            cancelled = true;
-            resolve(ABORTED);
-          };
-        });
-        if (signal.aborted) onAbort();
-        else signal.addEventListener('abort', onAbort, { once: true });
-      }
-      // Set once an io that changes something has started: from then on the request runs to
-      // its end, so that "cancelled" always means nothing was changed.
-      let committed = false;
-      const race = (p) => {
-        if (!signal || committed) return p;
-        // A losing promise may still reject later; that must not surface as unhandled.
-        p.then(undefined, () => {});
-        return cancelled ? ABORTED : Promise.race([p, aborted]);
-      };
-      const native = this.#native;
-      const cancel = () => ({ outcome: op.cancel(), cause: undefined });
-      // The native disk loop holds the request while it works, so `cancel()` would block this
-      // thread until its io ends. An abort stops the loop at its next io instead and takes the
-      // step the loop ends with: cancelled, or, once it changed something, what it did.
-      const onDisk = async (answer) => {
-        const running = op.runOnDisk(answer);
-        const step = await race(running);
-        if (step !== ABORTED) return step;
-        op.stop();
-        return running;
-      };
-      try {
-        if (cancelled) return cancel();
-        let lastError;
-        let step = native ? await onDisk() : op.step();
-        for (;;) {
-          if (step === ABORTED) return cancel();
-          if (step.done) return { outcome: step.done, cause: step.done.error && lastError ? lastError : undefined };
-          if (cancelled && !committed) return cancel();
-          lastError = undefined;
-          const { io } = step;
-          let answer = DONE;
-          let bytes;
-          if (io.op === 'wait') {
-            if ((await race(this.#turn())) === ABORTED) return cancel();
-          } else {
-            const failed = (e) => {
-              lastError = e;
-              return { answer: errorAnswer(e) };
-            };
-            let result;
-            committed ||= step.changes === true;
-            try {
-              result = this.#perform(io, step.bytes, session);
-            } catch (e) {
-              result = failed(e);
-            }
-            if (isThenable(result)) {
-              const settled = Promise.resolve(result).then(undefined, failed);
-              result = await race(settled);
-              if (result === ABORTED) {
-                if (session) settled.then(() => session.closeAll());
-                return cancel();
-              }
-            } else if (cancelled && !committed) {
-              // An abort raised during a synchronous storage call ends the request before the
-              // next io; a change the call made is still reported (stepped below).
-              return cancel();
-            }
-            ({ answer, bytes } = result);
-          }
-          step = native ? await onDisk(answer) : bytes === undefined ? op.step(answer) : op.step(answer, bytes);
-        }
-      } finally {
-        if (onAbort) signal.removeEventListener('abort', onAbort);
-      }
     }
 
     /**
@@ -393,8 +308,6 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
   return AcpFs;
 }
 
-const DONE = Object.freeze({ done: true });
-
 /** Whether a binding handed back an error value (`createEngine`) instead of what was asked for. */
 function isWireError(v) {
   return v !== null && typeof v === 'object' && typeof v.kind === 'string' && typeof v.code === 'number';
@@ -418,4 +331,3 @@ function auditOf(op) {
   }
 }
 
-const ABORTED = Symbol('aborted');
