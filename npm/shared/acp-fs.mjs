@@ -1,12 +1,12 @@
-// The one JS driver of @acp-fs/node and @acp-fs/wasm. Each package passes its binding
-// (docs/binding-interface.md: `createEngine`, `hostInfo`, `invalidParams`, the agent functions);
-// this file runs the one step loop against the built-in disk or a JS storage and the host's hooks,
-// so no binding ever awaits a JS promise from Rust. Policy, wording and limits live in the core:
-// the driver walks values once, converts, waits and reports.
+// `AcpFs`, the class both packages export, over a binding (docs/binding-interface.md:
+// `createEngine`, `hostInfo`, `invalidParams`). Each request (a call, a JSON-RPC or an MCP
+// message) becomes an operation of the host engine, its values walked once (params.mjs); the
+// driver (driver.mjs) runs it; this reports its outcome, audit event and change record. Policy,
+// wording and limits live in the core.
 
 import { AcpFsError, fromThrown, internalError, internalWire, invalidParamsError, useBinding } from './error.mjs';
 import { deriveCaps, hostStorage, StorageSession } from './storage.mjs';
-import { drive } from './driver.mjs';
+import { drive, Turns } from './driver.mjs';
 import { mcpOverAcp, mcpServerFor } from './mcp-acp.mjs';
 import { Documents } from './documents.mjs';
 import { engineOptions, notify } from './hooks.mjs';
@@ -52,23 +52,8 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
     #hooks;
     /** In-flight `handle()` calls by raw JSON id text, for `$/cancel_request`. */
     #inflight = new InFlight();
-    /**
-     * Writes waiting for their turn on a path (semantics.md §9): the engine keeps the queue; a turn
-     * ends with the operation holding it, so every operation's end wakes the waiters, and each asks
-     * the engine again.
-     */
-    #waiting = [];
-
-    #ended() {
-      if (this.#waiting.length === 0) return;
-      const waiting = this.#waiting;
-      this.#waiting = [];
-      for (const wake of waiting) wake();
-    }
-
-    #turn() {
-      return new Promise((resolve) => this.#waiting.push(resolve));
-    }
+    /** Operations waiting for their turn on a path, woken as each operation ends. */
+    #turns = new Turns();
 
     constructor(options = {}) {
       if (options === null || typeof options !== 'object') throw new TypeError('AcpFs options must be an object');
@@ -256,17 +241,11 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
       try {
         ({ outcome, cause } = refused
           ? { outcome: op.refuse(refused.field, refused.reason) }
-          : await drive(op, {
-              signal,
-              native: this.#native,
-              session,
-              perform: (io, bytes, s) => this.#perform(io, bytes, s),
-              turn: () => this.#turn(),
-            }));
+          : await drive(op, { signal, native: this.#native, session, hooks: this.#hooks, turns: this.#turns }));
       } catch (e) {
         // A driver bug or a binding throw: never leave a request hanging.
         cause = e;
-        outcome = aborted(op, e?.message ?? String(e));
+        outcome = abortOutcome(op, e?.message ?? String(e));
       }
       // Converted only for a host that keeps an audit log.
       const audit = this.#hooks.onAudit ? auditOf(op) : null;
@@ -275,33 +254,13 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
       const closing = session?.files.size ? session.closeAll() : undefined;
       if (closing && !session.closesInBackground) await closing;
       op.free?.();
-      this.#ended();
+      this.#turns.ended();
       if (audit) {
         audit.durationMs = now() - started;
         notify(this.#hooks.onAudit, audit, 'onAudit');
       }
       if (!outcome.error && outcome.change) notify(this.#hooks.onChange, outcome.change, 'onChange');
       return cause === undefined ? outcome : { ...outcome, cause };
-    }
-
-    /**
-     * One io the engine asked for: the host's hooks answer approvals and documents, storage the
-     * rest. The result, or a promise of it when the answer has to be waited for.
-     */
-    #perform(io, bytes, session) {
-      if (io.op === 'approve' || io.op === 'writeDocument') return this.#ask(io);
-      if (session === null) throw new TypeError(`the engine asked the host for ${io.op}, which only storage can answer`);
-      return session.perform(io, bytes);
-    }
-
-    async #ask(io) {
-      if (io.op === 'approve') {
-        const approve = this.#hooks.approveWrite;
-        return { answer: { approved: typeof approve === 'function' ? (await approve(io.change)) === true : true } };
-      }
-      const choose = this.#hooks.onDocumentWrite;
-      const choice = typeof choose === 'function' ? await choose(io.path, io.text) : 'buffer';
-      return { answer: { document: choice === undefined || choice === null ? 'buffer' : choice } };
     }
   }
 
@@ -314,7 +273,7 @@ function isWireError(v) {
 }
 
 /** The outcome of an operation the driver could not finish: the engine ends it, or failing that the template. */
-function aborted(op, message) {
+function abortOutcome(op, message) {
   try {
     return op.abort(message);
   } catch {

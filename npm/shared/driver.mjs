@@ -1,99 +1,136 @@
 // The driver: the one step loop that runs an operation of the engine to its outcome, for the
 // built-in disk and for JS storages alike, so no binding ever awaits a JS promise from Rust.
+// The engine decides everything; the driver performs the io each step names (storage io, the
+// host's hooks, a wait for a turn), hands back the answer, and watches for cancellation.
 
+import { askHost } from './hooks.mjs';
 import { errorAnswer, isThenable } from './storage.mjs';
 
-const DONE = Object.freeze({ done: true });
-
+/** What a wait resolves to when the request's signal aborted first. */
 const ABORTED = Symbol('aborted');
 
+/** The answer to an io that reports nothing but its end (a wait whose turn may have come). */
+const DONE = Object.freeze({ answer: Object.freeze({ done: true }) });
+
 /**
- * The one step loop, for the built-in disk and for JS storages alike: the native disk runs a
- * request's storage io on the libuv pool (`runOnDisk`) and comes back only for the host; a JS
- * storage's io is performed here. Cancellation races every wait: the request settles at once
- * (on the native disk, once the disk io in progress ends, without blocking this thread), and
- * no io starts after it. An io that changes something (a write, directories, an open
- * buffer: the engine marks its step `changes`) is never abandoned halfway: once it has
+ * Runs `op` (a binding's `Operation`) to `{outcome, cause}`: `cause` is the host error of the
+ * io whose failure ended it. The native disk runs a request's storage io on the libuv pool
+ * (`runOnDisk`, `native`) and comes back only for the host; a JS storage's io is performed here
+ * (`session`, a `StorageSession`). Cancellation (`signal`) races every wait: the request settles
+ * at once (on the native disk, once the disk io in progress ends, without blocking this
+ * thread), and no io starts after it. An io that changes something (a write, directories, an
+ * open buffer: the engine marks its step `changes`) is never abandoned halfway: once it has
  * started, the request ends with what it did, so a write that happened is reported with its
  * change record, not as cancelled. Files an abandoned io opens are closed once it settles.
+ * Throws only on a binding's or the driver's own bug.
  */
-export async function drive(op, { signal, native, session, perform, turn }) {
-  let cancelled = false;
-  let onAbort;
-  let aborted;
-  if (signal) {
-    aborted = new Promise((resolve) => {
-      onAbort = () => {
-        cancelled = true;
-        resolve(ABORTED);
-      };
-    });
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-  }
-  // Set once an io that changes something has started: from then on the request runs to
-  // its end, so that "cancelled" always means nothing was changed.
+export async function drive(op, { signal, native, session, hooks, turns }) {
+  const abort = watch(signal);
+  // Set once an io that changes something has started: from then on the request runs to its
+  // end, so that "cancelled" always means nothing was changed.
   let committed = false;
-  const race = (p) => {
-    if (!signal || committed) return p;
-    // A losing promise may still reject later; that must not surface as unhandled.
-    p.then(undefined, () => {});
-    return cancelled ? ABORTED : Promise.race([p, aborted]);
-  };
-  const cancel = () => ({ outcome: op.cancel(), cause: undefined });
-  // The native disk loop holds the request while it works, so `cancel()` would block this
-  // thread until its io ends. An abort stops the loop at its next io instead and takes the
-  // step the loop ends with: cancelled, or, once it changed something, what it did.
-  const onDisk = async (answer) => {
-    const running = op.runOnDisk(answer);
-    const step = await race(running);
-    if (step !== ABORTED) return step;
-    op.stop();
-    return running;
-  };
+  const cancelling = () => abort.fired && !committed;
+  const race = (pending) => (committed ? pending : abort.race(pending));
   try {
-    if (cancelled) return cancel();
-    let lastError;
-    let step = native ? await onDisk() : op.step();
-    for (;;) {
-      if (step === ABORTED) return cancel();
-      if (step.done) return { outcome: step.done, cause: step.done.error && lastError ? lastError : undefined };
-      if (cancelled && !committed) return cancel();
-      lastError = undefined;
-      const { io } = step;
-      let answer = DONE;
-      let bytes;
-      if (io.op === 'wait') {
-        if ((await race(turn())) === ABORTED) return cancel();
-      } else {
-        const failed = (e) => {
-          lastError = e;
-          return { answer: errorAnswer(e) };
-        };
-        let result;
-        committed ||= step.changes === true;
-        try {
-          result = perform(io, step.bytes, session);
-        } catch (e) {
-          result = failed(e);
-        }
-        if (isThenable(result)) {
-          const settled = Promise.resolve(result).then(undefined, failed);
-          result = await race(settled);
-          if (result === ABORTED) {
-            if (session) settled.then(() => session.closeAll());
-            return cancel();
-          }
-        } else if (cancelled && !committed) {
-          // An abort raised during a synchronous storage call ends the request before the
-          // next io; a change the call made is still reported (stepped below).
-          return cancel();
-        }
-        ({ answer, bytes } = result);
-      }
-      step = native ? await onDisk(answer) : bytes === undefined ? op.step(answer) : op.step(answer, bytes);
+    let reply; // the last io's `{answer, bytes}`, and the host error it failed with (`failure`)
+    // A cancelled request hands the engine no further answer and starts no further io.
+    while (!cancelling()) {
+      const step = native ? await onDisk(op, reply?.answer, race) : resume(op, reply);
+      if (step.done) return { outcome: step.done, cause: (step.done.error && reply?.failure) || undefined };
+      if (cancelling()) break;
+      committed ||= step.changes === true;
+      const pending = answer(step, session, hooks, turns);
+      reply = isThenable(pending) ? await race(pending) : pending;
+      if (reply === ABORTED && session) pending.then(() => session.closeAll());
     }
+    return { outcome: op.cancel() };
   } finally {
-    if (onAbort) signal.removeEventListener('abort', onAbort);
+    abort.stop();
+  }
+}
+
+/** The engine's next step, given the last io's answer (none for the first step). */
+function resume(op, reply) {
+  if (reply === undefined) return op.step();
+  return reply.bytes === undefined ? op.step(reply.answer) : op.step(reply.answer, reply.bytes);
+}
+
+/**
+ * The next step from the built-in disk. Its loop holds the request while it works, so `cancel()`
+ * would block this thread until its io ends: an abort stops the loop at its next io instead,
+ * and the step it ends with says how: cancelled, or, once it changed something, what it did.
+ */
+async function onDisk(op, answer, race) {
+  const running = op.runOnDisk(answer);
+  const step = await race(running);
+  if (step !== ABORTED) return step;
+  op.stop();
+  return running;
+}
+
+/**
+ * The answer to the io `step` names, or a promise of it when it has to be waited for (a
+ * synchronous storage costs no microtask): the host's hooks answer approvals and documents,
+ * storage the rest, and a wait ends with any operation of the engine. A failure is the error
+ * answer, with the host's error as `failure`.
+ */
+function answer(step, session, hooks, turns) {
+  const { io } = step;
+  if (io.op === 'wait') return turns.next().then(() => DONE);
+  const failed = (e) => ({ answer: errorAnswer(e), failure: e });
+  let result;
+  try {
+    if (io.op === 'approve' || io.op === 'writeDocument') result = askHost(hooks, io);
+    else if (session === null) throw new TypeError(`the engine asked the host for ${io.op}, which only storage can answer`);
+    else result = session.perform(io, step.bytes);
+  } catch (e) {
+    return failed(e);
+  }
+  return isThenable(result) ? Promise.resolve(result).then(undefined, failed) : result;
+}
+
+/** A request's signal as the loop watches it: `fired` once it aborted; `race` a promise against it. */
+function watch(signal) {
+  if (!signal) return { fired: false, race: (pending) => pending, stop() {} };
+  let fire;
+  const aborted = new Promise((resolve) => {
+    fire = () => {
+      watcher.fired = true;
+      resolve(ABORTED);
+    };
+  });
+  const watcher = {
+    fired: false,
+    race(pending) {
+      // A losing promise may still reject later; that must not surface as unhandled.
+      pending.then(undefined, () => {});
+      return watcher.fired ? ABORTED : Promise.race([pending, aborted]);
+    },
+    stop: () => signal.removeEventListener('abort', fire),
+  };
+  if (signal.aborted) fire();
+  else signal.addEventListener('abort', fire, { once: true });
+  return watcher;
+}
+
+/**
+ * Writes waiting for their turn on a path (semantics.md §9): the engine keeps the queue; a turn
+ * ends with the operation holding it, so every operation's end wakes the waiters, and each asks
+ * the engine again.
+ */
+export class Turns {
+  #waiting = [];
+
+  /** Resolves when the next operation ends. */
+  next() {
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  /** An operation ended: wake every waiter. */
+  ended() {
+    if (this.#waiting.length === 0) return;
+    const waiting = this.#waiting;
+    this.#waiting = [];
+    for (const wake of waiting) wake();
   }
 }

@@ -22,3 +22,15 @@ export function notify(hook, arg, what) {
     console.error(`acp-fs: ${what} failed`, e);
   }
 }
+
+/** The answer to an io only the host gives: an approval (`approveWrite`, default yes), or what
+ * to do with a write to an open document (`onDocumentWrite`, default `buffer`). */
+export async function askHost(hooks, io) {
+  if (io.op === 'approve') {
+    const approve = hooks.approveWrite;
+    return { answer: { approved: typeof approve === 'function' ? (await approve(io.change)) === true : true } };
+  }
+  const choose = hooks.onDocumentWrite;
+  const choice = typeof choose === 'function' ? await choose(io.path, io.text) : 'buffer';
+  return { answer: { document: choice === undefined || choice === null ? 'buffer' : choice } };
+}
