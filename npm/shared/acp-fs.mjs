@@ -4,7 +4,7 @@
 // driver (driver.mjs) runs it; this reports its outcome, audit event and change record. Policy,
 // wording and limits live in the core.
 
-import { AcpFsError, fromThrown, internalError, internalWire, invalidParamsError, useBinding } from './error.mjs';
+import { AcpFsError, fromThrown, internalError, internalErrorValue, invalidParamsError, useBinding } from './error.mjs';
 import { deriveCaps, hostStorage, StorageSession } from './storage.mjs';
 import { drive, Turns } from './driver.mjs';
 import { mcpOverAcp, mcpServerFor } from './mcp-acp.mjs';
@@ -87,7 +87,7 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
       } catch (e) {
         throw fromThrown(e);
       }
-      if (isWireError(made)) throw new AcpFsError(made);
+      if (isErrorValue(made)) throw new AcpFsError(made);
       this.#engine = made;
       this.documents = new Documents(this.#engine);
       // Detached use must work: `onRequest('fs/read_text_file', fs.readTextFile)`.
@@ -109,7 +109,7 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
       this.#engine.closeSession(sessionId);
     }
 
-    /** `clientCapabilities.fs`: only what is wired. */
+    /** `clientCapabilities.fs`: only what the storage and the options allow. */
     capabilities() {
       const c = this.#engine.capabilities();
       return { readTextFile: c.readTextFile, writeTextFile: c.writeTextFile };
@@ -145,7 +145,7 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
       const dispatch = (text) => engine.mcpDispatch(sessionId, text);
       return Object.freeze({
         sessionId,
-        /** The tools offered: `read_text_file`, and `write_text_file` when writes are wired. */
+        /** The tools offered: `read_text_file`, and `write_text_file` when writes are allowed. */
         tools: () => {
           try {
             return engine.mcpTools(sessionId);
@@ -268,7 +268,7 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
 }
 
 /** Whether a binding handed back an error value (`createEngine`) instead of what was asked for. */
-function isWireError(v) {
+function isErrorValue(v) {
   return v !== null && typeof v === 'object' && typeof v.kind === 'string' && typeof v.code === 'number';
 }
 
@@ -277,7 +277,7 @@ function abortOutcome(op, message) {
   try {
     return op.abort(message);
   } catch {
-    return { error: internalWire(message), change: null };
+    return { error: internalErrorValue(message), change: null };
   }
 }
 

@@ -5,7 +5,7 @@ import { jsonParams, notJson, requireString } from './params.mjs';
  * The agent's side of `fs/*` over a binding's free functions (docs/binding-interface.md):
  * capability checks, tool definitions, argument checks with the client's rules, requests that
  * are never sent for what the client did not advertise, and tool results. Every decision is the
- * core's; this converts values and turns wire errors into `AcpFsError`s.
+ * core's; this converts values and turns error values into `AcpFsError`s.
  */
 export function createAgent(binding = {}) {
   const needs = ['hostInfo', 'invalidParams', 'clientFsCapabilities', 'toolDefinitions', 'checkToolArguments', 'buildRequest', 'toolResult'];

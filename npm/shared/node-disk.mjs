@@ -54,7 +54,7 @@ function failure(code, message, path) {
   return e;
 }
 
-// The engine's code for "the disk moved after the check" (core wire::classify): the agent gets
+// The engine's code for "the disk moved after the check" (core host::classify): the agent gets
 // symlink_escape, as from the native disk, not a storage_error.
 const raced = (path, what) =>
   failure('ERR_ACP_FS_ESCAPE', `refused: ${what} changed while it was opened (a symlink or rename raced the check)`, path);
