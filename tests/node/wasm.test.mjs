@@ -16,7 +16,7 @@ import { memfs } from 'memfs';
 import { nodeToFsa } from 'memfs/lib/node-to-fsa/index.js';
 import { AcpFs, AcpFsError, init } from '../../npm/wasm/node.mjs';
 import { binding } from '../../npm/wasm/lib/api.mjs';
-import { guardBinding } from '../../npm/wasm/lib/engine.mjs';
+import { guardBinding } from '../../npm/wasm/lib/guard.mjs';
 import * as wasmModule from '../../npm/wasm/pkg/acp_fs_wasm.js';
 import { fromOPFS, overlay, realpathByLinks } from '../../npm/adapters/index.mjs';
 import { loadVectors, makeTempDir, MapStorage, parityView, runVector } from './harness.mjs';
@@ -76,7 +76,7 @@ after(() => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// The binding (docs/binding-interface.md) as the driver calls it: the guarded module (lib/engine.mjs).
+// The binding (docs/binding-interface.md) as the driver calls it: the guarded module (lib/guard.mjs).
 
 const { createEngine, hostInfo, invalidParams } = binding;
 

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as raw from '../../wasm/pkg/acp_fs_wasm.js';
-import { guardBinding } from '../../wasm/lib/engine.mjs';
+import { guardBinding } from '../../wasm/lib/guard.mjs';
 
 // `__dirname` is the bundle's folder (wasm/): this source only ever runs as that bundle.
 raw.initSync({ module: readFileSync(join(__dirname, 'acp_fs_wasm_bg.wasm')) });

@@ -2,7 +2,7 @@
 // module is the entry points' business (synchronous from the file in Node, `init()` elsewhere).
 import * as raw from '../pkg/acp_fs_wasm.js';
 import { createAcpFs, createAgent, AcpFsError, acpClientHandlers, toRequestError } from '../shared/index.mjs';
-import { guardBinding } from './engine.mjs';
+import { guardBinding } from './guard.mjs';
 
 const guarded = guardBinding(raw);
 
@@ -14,7 +14,7 @@ export function markReady(exports) {
 
 export const { isReady } = guarded;
 
-/** The low-level interface of docs/binding-interface.md, guarded (lib/engine.mjs). */
+/** The low-level interface of docs/binding-interface.md, guarded (lib/guard.mjs). */
 export const { binding } = guarded;
 
 export const AcpFs = createAcpFs(binding);
