@@ -2,7 +2,7 @@
 // data are the Rust core's: errors cross the binding as error values (npm/types/host.d.ts `AcpFsError`),
 // and the few errors JS raises itself (a broken promise, a cancellation, a value refused before it
 // reaches the engine) are made from the core's own templates and builders (`hostInfo()`,
-// `invalidParams()`), registered by the first engine the driver is given.
+// `invalidParams()`), registered from the first binding an `AcpFs` or agent is built over.
 
 /**
  * Every failure of `readTextFile`, `writeTextFile` and `handle` is a rejected promise with one of

@@ -1,4 +1,4 @@
-// What both entry points export: the shared driver over the guarded wasm binding. Instantiating the
+// What both entry points export: the shared JS over the guarded wasm binding. Instantiating the
 // module is the entry points' business (synchronous from the file in Node, `init()` elsewhere).
 import * as raw from '../pkg/acp_fs_wasm.js';
 import { createAcpFs, createAgent, AcpFsError, acpClientHandlers, toRequestError } from '../shared/index.mjs';
@@ -18,7 +18,7 @@ export const { isReady } = guarded;
 export const { binding } = guarded;
 
 export const AcpFs = createAcpFs(binding);
-// As @acp-fs/node reports it (which has a native engine to fall back from).
+// As @acp-fs/node reports it (which has a native addon to fall back from).
 Object.defineProperties(AcpFs, {
   backend: { value: 'wasm', enumerable: true },
   backendReason: { value: null, enumerable: true },
