@@ -5,7 +5,7 @@
 // wording and limits live in the core.
 
 import { AcpFsError, fromThrown, internalError, internalErrorValue, invalidParamsError, useBinding } from './error.mjs';
-import { deriveCaps, hostStorage, StorageSession } from './storage.mjs';
+import { deriveCaps, hostStorage, StorageIo } from './storage.mjs';
 import { drive, Turns } from './driver.mjs';
 import { mcpOverAcp, mcpServerFor } from './mcp-acp.mjs';
 import { Documents } from './documents.mjs';
@@ -237,11 +237,11 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
       const started = this.#hooks.onAudit ? now() : 0;
       let outcome;
       let cause;
-      const session = this.#native || refused ? null : new StorageSession(this.#storage);
+      const storageIo = this.#native || refused ? null : new StorageIo(this.#storage);
       try {
         ({ outcome, cause } = refused
           ? { outcome: op.refuse(refused.field, refused.reason) }
-          : await drive(op, { signal, native: this.#native, session, hooks: this.#hooks, turns: this.#turns }));
+          : await drive(op, { signal, native: this.#native, storageIo, hooks: this.#hooks, turns: this.#turns }));
       } catch (e) {
         // A driver bug or a binding throw: never leave a request hanging.
         cause = e;
@@ -251,8 +251,8 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
       const audit = this.#hooks.onAudit ? auditOf(op) : null;
       // Closes start now; they are waited for unless the storage's handles are plain
       // descriptors, whose close cannot change what was read or written.
-      const closing = session?.files.size ? session.closeAll() : undefined;
-      if (closing && !session.closesInBackground) await closing;
+      const closing = storageIo?.files.size ? storageIo.closeAll() : undefined;
+      if (closing && !storageIo.closesInBackground) await closing;
       op.free?.();
       this.#turns.ended();
       if (audit) {

@@ -16,7 +16,7 @@ const DONE = Object.freeze({ answer: Object.freeze({ done: true }) });
  * Runs `op` (a binding's `Operation`) to `{outcome, cause}`: `cause` is the host error of the
  * io whose failure ended it. The native disk runs a request's storage io on the libuv pool
  * (`runOnDisk`, `native`) and comes back only for the host; a JS storage's io is performed here
- * (`session`, a `StorageSession`). Cancellation (`signal`) races every wait: the request settles
+ * (`storageIo`, a `StorageIo`). Cancellation (`signal`) races every wait: the request settles
  * at once (on the native disk, once the disk io in progress ends, without blocking this
  * thread), and no io starts after it. An io that changes something (a write, directories, an
  * open buffer: the engine marks its step `changes`) is never abandoned halfway: once it has
@@ -24,7 +24,7 @@ const DONE = Object.freeze({ answer: Object.freeze({ done: true }) });
  * change record, not as cancelled. Files an abandoned io opens are closed once it settles.
  * Throws only on a binding's or the driver's own bug.
  */
-export async function drive(op, { signal, native, session, hooks, turns }) {
+export async function drive(op, { signal, native, storageIo, hooks, turns }) {
   const abort = watch(signal);
   // Set once an io that changes something has started: from then on the request runs to its
   // end, so that "cancelled" always means nothing was changed.
@@ -39,9 +39,9 @@ export async function drive(op, { signal, native, session, hooks, turns }) {
       if (step.done) return { outcome: step.done, cause: (step.done.error && reply?.failure) || undefined };
       if (cancelling()) break;
       committed ||= step.changes === true;
-      const pending = answer(step, session, hooks, turns);
+      const pending = answer(step, storageIo, hooks, turns);
       reply = isThenable(pending) ? await race(pending) : pending;
-      if (reply === ABORTED && session) pending.then(() => session.closeAll());
+      if (reply === ABORTED && storageIo) pending.then(() => storageIo.closeAll());
     }
     return { outcome: op.cancel() };
   } finally {
@@ -74,15 +74,15 @@ async function onDisk(op, answer, race) {
  * storage the rest, and a wait ends with any operation of the engine. A failure is the error
  * answer, with the host's error as `failure`.
  */
-function answer(step, session, hooks, turns) {
+function answer(step, storageIo, hooks, turns) {
   const { io } = step;
   if (io.op === 'wait') return turns.next().then(() => DONE);
   const failed = (e) => ({ answer: errorAnswer(e), failure: e });
   let result;
   try {
     if (io.op === 'approve' || io.op === 'writeDocument') result = askHost(hooks, io);
-    else if (session === null) throw new TypeError(`the engine asked the host for ${io.op}, which only storage can answer`);
-    else result = session.perform(io, step.bytes);
+    else if (storageIo === null) throw new TypeError(`the engine asked the host for ${io.op}, which only storage can answer`);
+    else result = storageIo.perform(io, step.bytes);
   } catch (e) {
     return failed(e);
   }

@@ -106,7 +106,7 @@ function changedError(path) {
  * "regular file", and the handle's own `stat()`, where it has one, must be that same file;
  * `readRange(path, …)` alone gives a handle bound to the path.
  */
-export class StorageSession {
+export class StorageIo {
   constructor(storage) {
     this.storage = storage;
     /** Engine-visible open files by id. */
