@@ -1,4 +1,5 @@
-// The options that stay in JS (the storage and the host's hooks), and how an observer hook is called.
+// The options that stay in JS (the storage and the host's hooks), how the host is asked about an io
+// only it can answer, and how an observer hook is told.
 
 // Options that are JS values the engine never sees (functions, objects with methods).
 const HOST_ONLY = new Set(['storage', 'approveWrite', 'onChange', 'onAudit', 'onDocumentWrite']);
