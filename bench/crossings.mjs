@@ -72,7 +72,7 @@ function counting(value) {
 const require = createRequire(import.meta.url);
 const { binding: napi, backend } = require('../npm/node/load.cjs');
 if (backend !== 'native') throw new Error('crossings: the native addon did not load (scripts/build-node.sh)');
-const { createAcpFs } = await import('../npm/shared/driver.mjs');
+const { createAcpFs } = await import('../npm/shared/index.mjs');
 const NodeAcpFs = createAcpFs(counting(napi), { nativeDisk: true });
 
 const enc = new TextEncoder();

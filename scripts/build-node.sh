@@ -31,7 +31,7 @@ if [ ! -f "$wasm_pkg/acp_fs_wasm_bg.wasm" ]; then
 fi
 rm -rf "$pkg/wasm"
 mkdir -p "$pkg/wasm"
-node_modules/.bin/esbuild "$pkg/src/wasm-engine.mjs" --bundle --format=cjs --platform=node \
+node_modules/.bin/esbuild "$pkg/src/wasm-fallback.mjs" --bundle --format=cjs --platform=node \
   --target=node20 --log-level=error --outfile="$pkg/wasm/engine.cjs"
 cp "$wasm_pkg/acp_fs_wasm_bg.wasm" "$pkg/wasm/"
 

@@ -1,5 +1,5 @@
-// @acp-fs/node, CommonJS entry: the same driver (bundled to CJS at build time) over the native
-// engine, or the wasm fallback (load.cjs). The ESM and CJS entries are separate module instances:
+// @acp-fs/node, CommonJS entry: the same shared JS (bundled to CJS at build time) over the native
+// addon, or the wasm fallback (load.cjs). The ESM and CJS entries are separate module instances:
 // test errors with `err.name === 'AcpFsError'` when both may be loaded.
 'use strict';
 const nodeFs = require('node:fs');

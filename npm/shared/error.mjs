@@ -1,8 +1,8 @@
 // The one error type of @acp-fs/node and @acp-fs/wasm (semantics.md §6). Kinds, codes, messages and
-// data are the Rust core's: errors cross the binding as values (npm/types/host.d.ts `AcpFsError`),
+// data are the Rust core's: errors cross the binding as error values (npm/types/host.d.ts `AcpFsError`),
 // and the few errors JS raises itself (a broken promise, a cancellation, a value refused before it
 // reaches the engine) are made from the core's own templates and builders (`hostInfo()`,
-// `invalidParams()`), registered by the first engine the driver is given.
+// `invalidParams()`), registered from the first binding an `AcpFs` or agent is built over.
 
 /**
  * Every failure of `readTextFile`, `writeTextFile` and `handle` is a rejected promise with one of
@@ -12,15 +12,16 @@
  */
 export class AcpFsError extends Error {
   /**
-   * @param {{kind: string, code: number, message: string, data?: unknown}} wire
+   * @param {{kind: string, code: number, message: string, data?: unknown}} value the host
+   *   protocol's error value
    * @param {unknown} [cause]
    */
-  constructor(wire, cause) {
-    super(wire.message, cause === undefined ? undefined : { cause });
+  constructor(value, cause) {
+    super(value.message, cause === undefined ? undefined : { cause });
     this.name = 'AcpFsError';
-    this.code = wire.kind;
-    this.jsonRpcCode = wire.code;
-    this.data = wire.data ?? null;
+    this.code = value.kind;
+    this.jsonRpcCode = value.code;
+    this.data = value.data ?? null;
   }
 
   /** The JSON-RPC `error` member, `data` left out when there is none (as the core answers). */
@@ -30,7 +31,7 @@ export class AcpFsError extends Error {
     return out;
   }
 
-  /** Wire errors are also what `JSON.stringify` should show (logs, structured clone). */
+  /** The error value's fields are also what `JSON.stringify` should show (logs, structured clone). */
   toJSON() {
     return { name: this.name, code: this.code, jsonRpcCode: this.jsonRpcCode, message: this.message, data: this.data };
   }
@@ -56,15 +57,15 @@ export function coreInfo() {
   return registered().info;
 }
 
-/** The core's `internal` error as a wire value: a broken promise, never the caller's fault. */
-export function internalWire(message) {
+/** The core's `internal` error as an error value: a broken promise, never the caller's fault. */
+export function internalErrorValue(message) {
   const t = registered().info.internal;
   return { ...t, message: t.message.replace('{message}', () => message) };
 }
 
 /** A broken promise inside acp-fs or its driver: never the caller's fault, never a crash. */
 export function internalError(message, cause) {
-  return new AcpFsError(internalWire(message), cause);
+  return new AcpFsError(internalErrorValue(message), cause);
 }
 
 /** The core's -32800. */

@@ -21,7 +21,7 @@ export const isThenable = (value) =>
 const then = (value, f, onError) => (isThenable(value) ? Promise.resolve(value).then(f, onError) : f(value));
 
 /**
- * StorageCaps (core/src/storage.rs) from the storage's shape; `storage.capabilities` may
+ * The host protocol's `StorageCaps` from the storage's shape; `storage.capabilities` may
  * override any field. Symlinks are 'resolvable' only with both `realpath` and `lstat`, 'none'
  * with neither, and otherwise 'unresolvable': a storage that can show links but not resolve
  * them must fail closed.
@@ -106,7 +106,7 @@ function changedError(path) {
  * "regular file", and the handle's own `stat()`, where it has one, must be that same file;
  * `readRange(path, …)` alone gives a handle bound to the path.
  */
-export class StorageSession {
+export class StorageIo {
   constructor(storage) {
     this.storage = storage;
     /** Engine-visible open files by id. */
@@ -291,7 +291,7 @@ export class StorageSession {
   }
 }
 
-/** What a host error becomes on the wire: the core classifies `code`/`name` once for every binding. */
+/** A host error as the host protocol's `HostError`: the core classifies `code`/`name` once for every binding. */
 export function errorAnswer(err) {
   const pick = (k) => (err !== null && typeof err === 'object' && typeof err[k] === 'string' ? err[k] : undefined);
   const message = pick('message') ?? (typeof err === 'string' ? err : undefined);

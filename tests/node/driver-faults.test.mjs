@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AcpFsError, createAcpFs } from '../../npm/shared/driver.mjs';
+import { AcpFsError, createAcpFs } from '../../npm/shared/index.mjs';
 
 const audit = { op: 'read', sessionId: 's', path: '/p/a', line: null, limit: null, bytes: 0, outcome: 'ok', durationMs: null };
 

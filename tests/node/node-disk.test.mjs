@@ -8,7 +8,7 @@ import * as fspNamespace from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Volume } from 'memfs';
-import { fromNodeDisk, hostStorage, StorageSession } from '../../npm/shared/storage.mjs';
+import { fromNodeDisk, hostStorage, StorageIo } from '../../npm/shared/storage.mjs';
 import { AcpFs } from '../../npm/node/index.mjs';
 import { MapStorage, makeTempDir } from './harness.mjs';
 import { asUnprivileged } from './unprivileged.mjs';
@@ -31,11 +31,11 @@ describe('hostStorage: Node\'s own fs becomes the hardened adapter', () => {
   });
 });
 
-describe('StorageSession open/readAt per storage shape', () => {
+describe('StorageIo open/readAt per storage shape', () => {
   test('memfs vol.promises: a handle, metadata with links, reads from that handle', async () => {
     const vol = Volume.fromJSON({ '/p/a.txt': 'hello world', '/p/d/x': '' });
     vol.linkSync('/p/a.txt', '/p/hard.txt');
-    const session = new StorageSession(vol.promises);
+    const session = new StorageIo(vol.promises);
     const { answer } = await session.perform({ op: 'open', root: '/p', path: '/p/a.txt' });
     assert.equal(answer.metadata.kind, 'file');
     assert.equal(answer.metadata.size, 11);
@@ -57,7 +57,7 @@ describe('StorageSession open/readAt per storage shape', () => {
     const map = new MapStorage();
     map.put('/p/a.txt', 'abcdef');
     map.addSpecial('/p/fifo');
-    const session = new StorageSession(map);
+    const session = new StorageIo(map);
     const { answer } = await session.perform({ op: 'open', root: '/p', path: '/p/a.txt' });
     // The Map storage stamps each version of a file as its mtimeMs, as a disk's clock would.
     const { modifiedMs, ...rest } = answer.metadata;
@@ -68,7 +68,7 @@ describe('StorageSession open/readAt per storage shape', () => {
   });
 
   test('no stat at all: a file of unknown size (0, which the engine does not trust)', async () => {
-    const session = new StorageSession({ readFile: () => 'xyz', readRange: (p, o, l) => 'xyz'.slice(o, o + l) });
+    const session = new StorageIo({ readFile: () => 'xyz', readRange: (p, o, l) => 'xyz'.slice(o, o + l) });
     const { answer } = await session.perform({ op: 'open', root: '/', path: '/a' });
     assert.deepEqual(answer.metadata, { kind: 'file', size: 0, links: 1 });
     assert.equal(text((await session.perform({ op: 'readAt', file: answer.file, offset: 1, length: 5 })).bytes), 'yz');
@@ -87,7 +87,7 @@ describe('StorageSession open/readAt per storage shape', () => {
         },
       }),
     };
-    const session = new StorageSession(storage);
+    const session = new StorageIo(storage);
     await assert.rejects(session.perform({ op: 'open', root: '/', path: '/a' }), /changed while it was opened/);
     assert.equal(closed, 1);
   });
@@ -140,7 +140,7 @@ describe('StorageSession open/readAt per storage shape', () => {
       replaceFile: (root, path, bytes) => calls.push(['replaceFile', root, path, text(bytes)]),
       makeDirs: (root, path) => calls.push(['makeDirs', root, path]),
     };
-    const session = new StorageSession(storage);
+    const session = new StorageIo(storage);
     await session.perform({ op: 'makeDirs', root: '/r', path: '/r/d' });
     await session.perform({ op: 'write', root: '/r', path: '/r/d/a' }, Buffer.from('x'));
     assert.deepEqual(calls, [

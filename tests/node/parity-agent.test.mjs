@@ -14,7 +14,7 @@ import { describe, test } from 'node:test';
 import { Volume } from 'memfs';
 import * as wasmPkg from '../../npm/wasm/node.mjs';
 import { binding as wasmBinding } from '../../npm/wasm/lib/api.mjs';
-import { wellFormedUnits } from '../../npm/shared/driver.mjs';
+import { wellFormedUnits } from '../../npm/shared/surrogates.mjs';
 import { subset } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -1,4 +1,4 @@
-// The guarded wasm module's low-level interface (docs/binding-interface.md, lib/engine.mjs): the
+// The guarded wasm module's low-level interface (docs/binding-interface.md, lib/guard.mjs): the
 // suite both bindings share (suite-binding.mjs), then what only wasm has to hold: bytes in every
 // view a browser hands over, params converted without overflowing the wasm stack, and files larger
 // than wasm32 memory.

@@ -1,4 +1,4 @@
-// The guard around the wasm module (lib/engine.mjs): a panic or trap inside wasm becomes an internal
+// The guard around the wasm module (lib/guard.mjs): a panic or trap inside wasm becomes an internal
 // error value, a panicked engine keeps serving, any other trap disables the instance, and nothing is
 // asked of a module before it is instantiated.
 
@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 // The Node entry instantiates the module on import, as the tests need it.
 import '../../npm/wasm/node.mjs';
-import { guardBinding } from '../../npm/wasm/lib/engine.mjs';
+import { guardBinding } from '../../npm/wasm/lib/guard.mjs';
 import * as wasmModule from '../../npm/wasm/pkg/acp_fs_wasm.js';
 import { assertWire, thrownWire } from './wire-values.mjs';
 

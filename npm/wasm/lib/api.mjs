@@ -1,8 +1,8 @@
-// What both entry points export: the shared driver over the guarded wasm binding. Instantiating the
+// What both entry points export: the shared JS over the guarded wasm binding. Instantiating the
 // module is the entry points' business (synchronous from the file in Node, `init()` elsewhere).
 import * as raw from '../pkg/acp_fs_wasm.js';
-import { createAcpFs, createAgent, AcpFsError, acpClientHandlers, toRequestError } from '../shared/driver.mjs';
-import { guardBinding } from './engine.mjs';
+import { createAcpFs, createAgent, AcpFsError, acpClientHandlers, toRequestError } from '../shared/index.mjs';
+import { guardBinding } from './guard.mjs';
 
 const guarded = guardBinding(raw);
 
@@ -14,11 +14,11 @@ export function markReady(exports) {
 
 export const { isReady } = guarded;
 
-/** The low-level interface of docs/binding-interface.md, guarded (lib/engine.mjs). */
+/** The low-level interface of docs/binding-interface.md, guarded (lib/guard.mjs). */
 export const { binding } = guarded;
 
 export const AcpFs = createAcpFs(binding);
-// As @acp-fs/node reports it (which has a native engine to fall back from).
+// As @acp-fs/node reports it (which has a native addon to fall back from).
 Object.defineProperties(AcpFs, {
   backend: { value: 'wasm', enumerable: true },
   backendReason: { value: null, enumerable: true },

@@ -1,4 +1,4 @@
-// The wasm engine inside @acp-fs/node (its fallback when no native addon loads): the module that
+// The wasm fallback of @acp-fs/node (the binding it runs when no native addon loads): the module that
 // @acp-fs/wasm ships, instantiated synchronously from the file beside this one, behind the same
 // guard @acp-fs/wasm puts around it. Its exports are the binding interface of
 // docs/binding-interface.md, as the native addon's are. scripts/build-node.sh bundles this to
@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as raw from '../../wasm/pkg/acp_fs_wasm.js';
-import { guardBinding } from '../../wasm/lib/engine.mjs';
+import { guardBinding } from '../../wasm/lib/guard.mjs';
 
 // `__dirname` is the bundle's folder (wasm/): this source only ever runs as that bundle.
 raw.initSync({ module: readFileSync(join(__dirname, 'acp_fs_wasm_bg.wasm')) });

@@ -1,9 +1,10 @@
-// The wasm binding as the shared driver sees it: the interface of docs/binding-interface.md over
-// the module wasm-bindgen generated, plus the one thing only JS can do for it. A panic on
-// wasm32-unknown-unknown aborts: the call traps with a `WebAssembly.RuntimeError` (a stack
-// overflow shows as a `RangeError`), leaving the instance in whatever state the trap found. Here
-// a trap becomes what the interface promises instead, built from the core's `internal` error
-// (`hostInfo().internal`, fetched once while the instance is sound, its `{message}` replaced):
+// The guard: the wasm binding as the shared JS sees it, the interface of
+// docs/binding-interface.md over the module wasm-bindgen generated, plus the one thing only JS
+// can do for it. A panic on wasm32-unknown-unknown aborts: the call traps with a
+// `WebAssembly.RuntimeError` (a stack overflow shows as a `RangeError`), leaving the instance in
+// whatever state the trap found. Here a trap becomes what the interface promises instead, built
+// from the core's `internal` error (`hostInfo().internal`, fetched once while the instance is
+// sound, its `{message}` replaced):
 //
 //   - where a call answers with an error value (`createEngine`, `openSession`, `openDocument`,
 //     `documentReloaded`, `invalidParams`, `checkToolArguments`/`buildRequest` as `{error}`), with
@@ -125,7 +126,7 @@ export function guardBinding(raw) {
   /** A request in flight: the raw engine names it by number (no wasm-bindgen object, whose
    *  `FinalizationRegistry` entry would cost more than a small read's work); this is its object. */
   class Operation {
-    #engine;
+    #raw;
     /** The raw engine's number for it; `null` once freed (or a trap at the start). */
     #id;
     #method;
@@ -138,7 +139,7 @@ export function guardBinding(raw) {
     #audit;
 
     constructor(rawEngine, id, method, params, pending) {
-      this.#engine = rawEngine;
+      this.#raw = rawEngine;
       this.#id = id;
       this.#method = method;
       this.#params = params;
@@ -149,27 +150,27 @@ export function guardBinding(raw) {
       const early = this.#early();
       if (early) return { done: early };
       return guard(
-        () => this.#engine.step(this.#id, answerText(answer), bytes),
+        () => this.#raw.step(this.#id, answerText(answer), bytes),
         (message) => ({ done: this.#end(message) }),
       );
     }
 
     cancel() {
-      return this.#early() ?? guard(() => this.#engine.cancel(this.#id), (message) => this.#end(message));
+      return this.#early() ?? guard(() => this.#raw.cancel(this.#id), (message) => this.#end(message));
     }
 
     refuse(field, reason) {
-      return this.#early() ?? guard(() => this.#engine.refuse(this.#id, field, reason), (message) => this.#end(message));
+      return this.#early() ?? guard(() => this.#raw.refuse(this.#id, field, reason), (message) => this.#end(message));
     }
 
     abort(reason) {
-      return this.#early() ?? guard(() => this.#engine.abort(this.#id, reason), (message) => this.#end(message));
+      return this.#early() ?? guard(() => this.#raw.abort(this.#id, reason), (message) => this.#end(message));
     }
 
     audit() {
       if (this.#audit === undefined && this.#id !== null) {
         const audit = guard(
-          () => this.#engine.audit(this.#id),
+          () => this.#raw.audit(this.#id),
           (message) => void this.#end(message),
         );
         if (audit !== undefined) return audit;
@@ -184,7 +185,7 @@ export function guardBinding(raw) {
       this.#ended = true;
       if (id === null || disabled !== undefined) return;
       try {
-        this.#engine.release(id);
+        this.#raw.release(id);
       } catch {
         // A trap left the raw engine borrowed, or it was freed first: nothing to release.
       }
