@@ -61,6 +61,8 @@ mod refuse;
 mod state;
 mod storage;
 mod text;
+#[cfg(all(test, feature = "ts"))]
+mod typegen;
 #[doc(hidden)]
 pub mod window;
 mod write;

@@ -10,17 +10,24 @@ pub const WRITE_TEXT_FILE: &str = "fs/write_text_file";
 /// The ACP protocol version these methods belong to (v2 drops them).
 pub const PROTOCOL_VERSION: u16 = 1;
 
-/// Params of `fs/read_text_file`.
+/// `fs/read_text_file` params (ACP v1).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ReadTextFileRequest {
     pub session_id: String,
     pub path: String,
+    /// 1-based start line; absent, `null` or `0` means 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub line: Option<u32>,
+    /// Number of lines; absent or `null` means to the end, `0` gives `""`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub limit: Option<u32>,
+    // TypeScript: any object, as the official SDK types it, so its requests pass as they are.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable, type = "{ [key: string]: unknown } | null"))]
     pub meta: Option<Map<String, Value>>,
 }
 
@@ -34,14 +41,16 @@ pub struct ReadTextFileResponse {
     pub meta: Option<Map<String, Value>>,
 }
 
-/// Params of `fs/write_text_file`.
+/// `fs/write_text_file` params (ACP v1).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct WriteTextFileRequest {
     pub session_id: String,
     pub path: String,
     pub content: String,
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable, type = "{ [key: string]: unknown } | null"))]
     pub meta: Option<Map<String, Value>>,
 }
 

@@ -94,6 +94,9 @@ pub enum Symlinks {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct StorageCaps {
+    /// `resolvable`: real paths and lstat work. `none`: the storage has no symlinks (lexical
+    /// containment is the whole check). `unresolvable`: it has symlinks it cannot resolve, so
+    /// every request fails closed.
     pub symlinks: Symlinks,
     /// `stat` works (non-regular files are refused before they are opened, sizes checked).
     pub stat: bool,
