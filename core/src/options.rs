@@ -45,14 +45,14 @@ pub enum OnConflict {
 }
 
 /// The engine's options: the camelCase JSON the JS packages take (`new AcpFs(options)`), or
-/// field by field in Rust. Every option may be left out (its default). The table of them all:
-/// `docs/options.md`.
+/// field by field in Rust. Every option may be left out (its default); an unknown key is refused
+/// (`-32602` naming it). The table of them all: `docs/options.md`.
 // TypeScript (`EngineOptions`, generated into npm/types/api.d.ts by typegen.rs): each field is
 // optional (`as = "Option<_>"` for those that are not `Option`s), because serde's `default`
 // fills what the object leaves out.
 #[derive(Clone, Debug, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "EngineOptions", optional_fields))]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct Options {
     /// A start line past the end: `'error'` (default, Zed-compatible `-32602`) or `'empty'` (`""`).
     #[cfg_attr(feature = "ts", ts(as = "Option<_>", inline))]
@@ -154,8 +154,9 @@ impl Default for Options {
 }
 
 impl Options {
-    /// Options from the JS-style object; unknown keys are ignored (the JS packages pass their
-    /// callbacks in the same object). A bad value is `-32602` naming the option.
+    /// Options from the JS-style object (`null` = every default). A bad value or an unknown key
+    /// (a misspelt option would otherwise be silently ignored) is `-32602` naming the option; the
+    /// JS packages take their host-only options (callbacks, storage) out before they get here.
     ///
     /// ```
     /// use acp_fs::Options;
@@ -165,13 +166,16 @@ impl Options {
     /// assert_eq!(Options::default().max_read_bytes, 10 * 1024 * 1024);
     /// let bad = Options::from_json(&serde_json::json!({ "readOnly": true, "maxReadBytes": -1 })).unwrap_err();
     /// assert_eq!(bad.data["field"], "maxReadBytes");
+    /// let misspelt = Options::from_json(&serde_json::json!({ "maxReadByte": 1 })).unwrap_err();
+    /// assert_eq!(misspelt.data["field"], "maxReadByte");
     /// ```
     pub fn from_json(value: &serde_json::Value) -> Result<Options, AcpFsError> {
         if value.is_null() {
             return Ok(Options::default());
         }
         Options::deserialize(value).map_err(|e| {
-            // serde names the expected type, not the key: find the option that fails alone.
+            // serde names the expected type, not the key: find the option that fails alone (an
+            // unknown key fails alone too).
             let field = value
                 .as_object()
                 .and_then(|o| o.iter().find(|(k, v)| Options::deserialize(serde_json::json!({ *k: v })).is_err()))
@@ -256,6 +260,28 @@ impl Policy {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_unknown_key_is_refused_by_name() {
+        // A misspelt option used to be ignored, leaving the default in force without a word.
+        for given in [json!({ "maxReadByte": 1 }), json!({ "readOnly": true, "maxReadByte": 1, "zedCompat": true })] {
+            let e = Options::from_json(&given).unwrap_err();
+            assert_eq!((e.code, e.data["field"].as_str()), (crate::codes::INVALID_PARAMS, Some("maxReadByte")));
+            let reason = e.data["reason"].as_str().unwrap();
+            assert!(
+                reason.starts_with("unknown field `maxReadByte`, expected one of") && reason.contains("`maxReadBytes`"),
+                "{reason}"
+            );
+            assert_eq!(e.message, format!("Invalid params: maxReadByte: {reason}"));
+        }
+        // The JS packages strip these before the engine sees them: here they are unknown too.
+        let e = Options::from_json(&json!({ "approveWrite": {} })).unwrap_err();
+        assert_eq!(e.data["field"], "approveWrite");
+        // The first wrong key in the object's order is the one named, value or name.
+        let e = Options::from_json(&json!({ "maxReadBytes": -1, "maxReadByte": 1 })).unwrap_err();
+        assert_eq!(e.data["field"], "maxReadBytes");
+        assert!(Options::from_json(&json!({ "maxReadBytes": 1, "deny": true, "roots": null })).is_ok());
+    }
 
     #[test]
     fn byte_counts_are_whole_numbers_however_they_crossed() {

@@ -11,7 +11,8 @@ import { mcpOverAcp, mcpServerFor } from './mcp-acp.mjs';
 export { AcpFsError, toRequestError };
 export { deriveCaps } from './storage.mjs';
 
-// Options that are JS values the engine never sees (functions, objects with methods).
+// Options that are JS values the engine never sees (functions, objects with methods): the one
+// list of them. The engine refuses every other key it does not know.
 const HOST_ONLY = new Set(['storage', 'approveWrite', 'onChange', 'onAudit', 'onDocumentWrite']);
 
 const now = typeof performance !== 'undefined' ? () => performance.now() : () => Date.now();

@@ -110,7 +110,8 @@ export type DocumentWriteChoice = DocumentWrite;
 
 /**
  * The options of `new AcpFs()`: the engine's (`EngineOptions`, generated from Rust; the table is
- * docs/options.md) and the host's own values below, which stay in JS.
+ * docs/options.md) and the host's own values below, which stay in JS. An unknown key throws an
+ * `AcpFsError` (`invalid_params`, naming it).
  */
 export interface AcpFsOptions extends EngineOptions {
   /**

@@ -5,8 +5,8 @@ export type { FileSystemCapability, ReadTextFileResponse, StorageCaps, Symlinks,
 
 /**
  * The engine's options: the camelCase JSON the JS packages take (`new AcpFs(options)`), or
- * field by field in Rust. Every option may be left out (its default). The table of them all:
- * `docs/options.md`.
+ * field by field in Rust. Every option may be left out (its default); an unknown key is refused
+ * (`-32602` naming it). The table of them all: `docs/options.md`.
  */
 export type EngineOptions = { 
 /**
