@@ -12,8 +12,9 @@ export { AcpFsError, toRequestError };
 export { deriveCaps } from './storage.mjs';
 
 // Options that are JS values the engine never sees (functions, objects with methods): the one
-// list of them. The engine refuses every other key it does not know.
-const HOST_ONLY = new Set(['storage', 'approveWrite', 'onChange', 'onAudit', 'onDocumentWrite']);
+// list of them. The engine refuses every other key it does not know. Exported for the test that
+// holds docs/options.md to the keys; not part of the packages' API.
+export const HOST_ONLY = new Set(['storage', 'approveWrite', 'onChange', 'onAudit', 'onDocumentWrite']);
 
 const now = typeof performance !== 'undefined' ? () => performance.now() : () => Date.now();
 
