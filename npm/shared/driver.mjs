@@ -18,11 +18,16 @@ export const HOST_ONLY = new Set(['storage', 'approveWrite', 'onChange', 'onAudi
 
 const now = typeof performance !== 'undefined' ? () => performance.now() : () => Date.now();
 
-/** Engine options: everything but the host-only values; `undefined` means "not given". */
+/**
+ * Engine options: everything but the host-only values; `undefined` means "not given". A function
+ * or symbol, which JSON would leave out without a word, crosses as a value no option takes, so a
+ * misspelt hook (`onAudits`) is refused by name like any unknown key.
+ */
 function engineOptions(options) {
   const out = {};
   for (const [key, value] of Object.entries(options)) {
-    if (!HOST_ONLY.has(key) && value !== undefined) out[key] = value;
+    if (HOST_ONLY.has(key) || value === undefined) continue;
+    out[key] = typeof value === 'function' || typeof value === 'symbol' ? NOT_JSON : value;
   }
   return out;
 }

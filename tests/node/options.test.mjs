@@ -52,6 +52,13 @@ for (const [label, { AcpFs }] of packages) {
       refusal(() => new AcpFs({ storage: storage(), maxReadBytes: -1 }), 'maxReadBytes');
     });
 
+    test('a misspelt hook is refused too, though JSON would drop a function', () => {
+      refusal(() => new AcpFs({ storage: storage(), onAudits: () => {} }), 'onAudits');
+      refusal(() => new AcpFs({ storage: storage(), [Symbol.iterator]: 1, tag: Symbol('x') }), 'tag');
+      // An engine option given a function is its bad value, not left at its default.
+      refusal(() => new AcpFs({ storage: storage(), deny: () => [] }), 'deny');
+    });
+
     test('a key whose value is undefined counts as left out', () => {
       assert.doesNotThrow(() => new AcpFs({ storage: storage(), maxReadByte: undefined }));
     });

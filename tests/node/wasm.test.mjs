@@ -159,9 +159,10 @@ describe('binding: Engine', () => {
     assert.ok(newEngine(undefined, {}) instanceof binding.Engine, 'missing caps flags are false');
   });
 
-  test('options the engine does not read may be any JSON value', () => {
-    const engine = newEngine({ host: { nested: [1, { deep: [null, 'x'] }] }, big: 10n, pastEnd: 'empty' }, PLAIN_CAPS);
-    assert.equal(engine.openSession('s', '/p', []), null);
+  test('an option the engine does not know converts, whatever JSON value it is, and is refused by name', () => {
+    const unknown = assertWire(createEngine({ pastEnd: 'empty', host: { nested: [1, { deep: [null, 'x'] }] }, big: 10n }, PLAIN_CAPS));
+    assert.equal(unknown.data.field, 'host');
+    assert.equal(assertWire(createEngine({ big: 10n }, PLAIN_CAPS)).data.field, 'big');
   });
 
   test('hostInfo: the driver’s constants and the internal template, from the core', () => {
@@ -257,8 +258,8 @@ describe('binding: Engine', () => {
       const { outcome } = drive(engine.start('fs/read_text_file', { sessionId: 's', path: '/p/a.txt', _meta: nested(127) }), storage);
       assert.deepEqual(outcome.result, { content: 'x' });
     }
-    const options = newEngine({ deny: [], extra: nested(127) }, PLAIN_CAPS);
-    assert.equal(options.openSession('s', '/p', []), null);
+    // Options convert as deep: the engine then judges the key (unknown) rather than the depth.
+    assert.equal(assertWire(createEngine({ deny: [], extra: nested(127) }, PLAIN_CAPS)).data.field, 'extra');
   });
 
   test('dispatch classifies raw messages and refuses non-strings with a TypeError', () => {
@@ -853,10 +854,20 @@ describe('package: values are walked by the driver before the binding converts t
     return meta;
   };
 
-  test('options the engine does not read may be anything (functions, cycles, host objects)', async () => {
+  test('an unknown option may be anything (functions, cycles, host objects): it is refused by name', async () => {
     const cyclic = {};
     cyclic.self = cyclic;
-    const { fs } = fsWith({ '/p/a.txt': 'one\n' }, { onSomething: () => 1, host: cyclic, big: 10n, pastEnd: 'empty' });
+    for (const [key, value] of [['onSomething', () => 1], ['host', cyclic], ['big', 10n]]) {
+      let err;
+      try {
+        fsWith({}, { pastEnd: 'empty', [key]: value });
+      } catch (e) {
+        err = e;
+      }
+      assert.ok(err instanceof AcpFsError, `an AcpFsError, not ${err}`);
+      assert.deepEqual([err.code, err.data.field], ['invalid_params', key]);
+    }
+    const { fs } = fsWith({ '/p/a.txt': 'one\n' }, { pastEnd: 'empty' });
     assert.deepEqual(await fs.readTextFile({ sessionId: 's', path: '/p/a.txt', line: 9 }), { content: '' });
   });
 
