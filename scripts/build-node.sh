@@ -38,8 +38,9 @@ cp "$wasm_pkg/acp_fs_wasm_bg.wasm" "$pkg/wasm/"
 # One hand-written declaration file serves both module systems (and both packages).
 cp npm/types/acp-fs.d.ts "$pkg/index.d.mts"
 cp npm/types/acp-fs.d.ts "$pkg/index.d.cts"
-# The engine's value types they import, generated from core/src/host.rs.
+# The types they import, generated from the Rust core (core/src/host.rs, core/src/typegen.rs).
 cp npm/types/host.d.ts "$pkg/host.d.ts"
+cp npm/types/api.d.ts "$pkg/api.d.ts"
 
 # `napi build --strip` has no effect in @napi-rs/cli 3.10 (docs/toolchain.md#napi-build---strip-does-nothing), so strip
 # release addons here: symbols are a quarter of the file and nobody debugs a published addon.

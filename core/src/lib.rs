@@ -100,6 +100,9 @@ pub use dispatch::{not_served, respond, Call, Dispatch};
 // them, hidden from an embedder's docs (a Rust host uses the engine above).
 #[doc(hidden)]
 pub mod host;
+// npm/types/api.d.ts: the options, requests and capabilities, generated from these types.
+#[cfg(all(test, feature = "ts"))]
+mod typegen;
 
 // The agent's side: tool definitions, argument checks and requests for a client's fs methods.
 pub mod agent;

@@ -7,6 +7,7 @@ use serde::{Deserialize, Deserializer};
 
 /// What a start line past the last row answers (semantics.md §2).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum PastEnd {
@@ -19,6 +20,7 @@ pub enum PastEnd {
 
 /// How a write treats line endings (semantics.md §4).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum LineEndings {
@@ -31,6 +33,7 @@ pub enum LineEndings {
 
 /// What a write does to a file that changed since the session's agent read it (semantics.md §9).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum OnConflict {
@@ -44,64 +47,85 @@ pub enum OnConflict {
     Overwrite,
 }
 
-/// Engine options. Deserializes from the camelCase JSON the JS packages take.
-///
-/// ```
-/// use acp_fs::Options;
-/// let o = Options::from_json(&serde_json::json!({ "pastEnd": "empty", "deny": false })).unwrap();
-/// assert_eq!(o.past_end, acp_fs::PastEnd::Empty);
-/// assert!(o.deny.is_empty());
-/// assert_eq!(Options::default().max_read_bytes, 10 * 1024 * 1024);
-/// let bad = Options::from_json(&serde_json::json!({ "readOnly": true, "maxReadBytes": -1 })).unwrap_err();
-/// assert_eq!(bad.data["field"], "maxReadBytes");
-/// ```
+/// The engine's options: the camelCase JSON the JS packages take (`new AcpFs(options)`), or
+/// field by field in Rust. Every option may be left out (its default); an unknown key is refused
+/// (`-32602` naming it). The table of them all: `docs/options.md`.
+// TypeScript (`EngineOptions`, generated into npm/types/api.d.ts by typegen.rs): each field is
+// optional (`as = "Option<_>"` for those that are not `Option`s), because serde's `default`
+// fills what the object leaves out.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "EngineOptions", optional_fields))]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct Options {
-    /// What a start line past the last row answers: `-32602` (default) or `""`.
+    /// A start line past the end: `'error'` (default, Zed-compatible `-32602`) or `'empty'` (`""`).
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", inline))]
     pub past_end: PastEnd,
     /// Malformed optional fields (`line`, `limit`, `_meta`) count as absent instead of `-32602`.
+    /// Default false.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>"))]
     pub lenient_params: bool,
-    /// Whether a write keeps an existing CRLF file CRLF (default) or writes bytes as sent.
+    /// `'preserve'` (default) keeps an existing CRLF file CRLF when the new content has no `\r`;
+    /// `'asIs'` writes bytes as sent.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", inline))]
     pub line_endings: LineEndings,
-    /// Writes create missing parent directories (inside the roots).
+    /// Writes create missing parent directories inside the roots. Default true.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>"))]
     pub create_parents: bool,
-    /// Deny rules (semantics.md §8); `false` or `[]` turns the list off.
+    /// Deny rules (semantics.md §8): globs on file names, `dir/` for directories, `write:` for
+    /// write-only rules. Default `[".env*", "*.pem", "*.key", "id_rsa*", "write:.git/"]`;
+    /// `false` or `[]` turns it off.
     #[serde(deserialize_with = "deny_rules")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<DenyRules>", inline))]
     pub deny: Vec<String>,
-    /// When set, only files with these extensions (no dot, any case) are served.
+    /// Only files with these extensions (no dot, any case) are served. Default: any.
     pub allow_extensions: Option<Vec<String>>,
-    /// The largest content a read answers (10 MiB): a whole-file read of a larger file is
-    /// refused from its size (`file_too_large`); a window is served while its own content fits.
+    /// Whole-file reads larger than this are `file_too_large` (windows of larger files are
+    /// served). Default 10 MiB.
     #[serde(deserialize_with = "byte_count")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>"))]
     pub max_read_bytes: u64,
-    /// The largest content a write takes (10 MiB); more is `file_too_large`.
+    /// Writes of more content than this are refused. Default 10 MiB.
     #[serde(deserialize_with = "byte_count")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>"))]
     pub max_write_bytes: u64,
-    /// Reads outside the roots answer `-32002`, as Zed does.
+    /// Reads outside the roots answer `-32002`, as Zed does. Default false.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>"))]
     pub zed_compat: bool,
-    /// Refuse `fs/write_text_file` (`-32601`) and advertise `writeTextFile: false`.
+    /// Refuse `fs/write_text_file` (`-32601`) and advertise `writeTextFile: false`. Default false.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>"))]
     pub read_only: bool,
-    /// Root set for sessions the host did not open (a default policy); `None` = such sessions
+    /// Roots for sessions the host never opened (one default policy); absent = such sessions
     /// are unknown (`-32602`).
     pub roots: Option<Vec<String>>,
-    /// Host roots added to every session's set.
+    /// Host roots added to every session's root set.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>"))]
     pub extra_roots: Vec<String>,
-    /// Refuse regular files with more than one hard link, for reads and writes: the same file
-    /// may also have a name outside the roots (semantics.md §8.2). Storages without hard links
-    /// report one link, so this only bites on real disks.
+    /// Refuse regular files with more than one hard link, for reads and writes (`hard_link`):
+    /// another name of the same file may lie outside the roots (semantics.md §8.2). Default
+    /// true; turn it off for trees that hard-link on purpose (pnpm's `node_modules`). Storages
+    /// without hard links report one link, so this only bites on real disks.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>"))]
     pub refuse_hardlinks: bool,
-    /// Memory the line index may hold, for all files together (semantics.md §8 "Line
-    /// index"); the least recently used files are forgotten first. 0 turns it off.
+    /// Memory the line index may hold for all files together (semantics.md §8 "Line index"):
+    /// windows deep in a file paged before start at the nearest remembered line; the least
+    /// recently used files are forgotten first. Default 16 MiB; 0 turns it off.
     #[serde(deserialize_with = "byte_count")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>"))]
     pub line_index_bytes: u64,
-    /// Stale writes (semantics.md §9): `merge` (default), `reject` or `overwrite`.
+    /// A write to a file that changed since the session's agent read it (semantics.md §9):
+    /// `'merge'` (default: a three-way merge, `stale_write` on overlap), `'reject'`
+    /// (`stale_write` on any change) or `'overwrite'`.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", inline))]
     pub on_conflict: OnConflict,
-    /// The read ledger keeps a whole-file read's text up to this size (a digest beyond it).
+    /// The read ledger keeps a whole-file read's text up to this size (a digest past it).
+    /// Default 1 MiB.
     #[serde(deserialize_with = "byte_count")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>"))]
     pub ledger_file_bytes: u64,
-    /// Each session's read ledger stays under this many bytes (least recently used first out).
+    /// Each session's read ledger stays under this many bytes (least recently used out first).
+    /// Default 16 MiB.
     #[serde(deserialize_with = "byte_count")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>"))]
     pub ledger_session_bytes: u64,
 }
 
@@ -133,14 +157,28 @@ impl Default for Options {
 }
 
 impl Options {
-    /// Options from the JS-style object; unknown keys are ignored (the JS packages pass their
-    /// callbacks in the same object). A bad value is `-32602` naming the option.
+    /// Options from the JS-style object (`null` = every default). A bad value or an unknown key
+    /// (a misspelt option would otherwise be silently ignored) is `-32602` naming the option; the
+    /// JS packages take their host-only options (callbacks, storage) out before they get here.
+    ///
+    /// ```
+    /// use acp_fs::Options;
+    /// let o = Options::from_json(&serde_json::json!({ "pastEnd": "empty", "deny": false })).unwrap();
+    /// assert_eq!(o.past_end, acp_fs::PastEnd::Empty);
+    /// assert!(o.deny.is_empty());
+    /// assert_eq!(Options::default().max_read_bytes, 10 * 1024 * 1024);
+    /// let bad = Options::from_json(&serde_json::json!({ "readOnly": true, "maxReadBytes": -1 })).unwrap_err();
+    /// assert_eq!(bad.data["field"], "maxReadBytes");
+    /// let misspelt = Options::from_json(&serde_json::json!({ "maxReadByte": 1 })).unwrap_err();
+    /// assert_eq!(misspelt.data["field"], "maxReadByte");
+    /// ```
     pub fn from_json(value: &serde_json::Value) -> Result<Options, AcpFsError> {
         if value.is_null() {
             return Ok(Options::default());
         }
         Options::deserialize(value).map_err(|e| {
-            // serde names the expected type, not the key: find the option that fails alone.
+            // serde names the expected type, not the key: find the option that fails alone (an
+            // unknown key fails alone too).
             let field = value
                 .as_object()
                 .and_then(|o| o.iter().find(|(k, v)| Options::deserialize(serde_json::json!({ *k: v })).is_err()))
@@ -178,17 +216,20 @@ fn byte_count<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
     d.deserialize_any(Count)
 }
 
+/// What `deny` takes: a list of rules, or `true`/`false` for the default list or none.
+#[derive(Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(untagged)]
+enum DenyRules {
+    Toggle(bool),
+    List(Vec<String>),
+}
+
 fn deny_rules<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Rules {
-        Toggle(bool),
-        List(Vec<String>),
-    }
-    Ok(match Rules::deserialize(d)? {
-        Rules::Toggle(true) => Options::default().deny,
-        Rules::Toggle(false) => Vec::new(),
-        Rules::List(list) => list,
+    Ok(match DenyRules::deserialize(d)? {
+        DenyRules::Toggle(true) => Options::default().deny,
+        DenyRules::Toggle(false) => Vec::new(),
+        DenyRules::List(list) => list,
     })
 }
 
@@ -222,6 +263,28 @@ impl Policy {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_unknown_key_is_refused_by_name() {
+        // A misspelt option used to be ignored, leaving the default in force without a word.
+        for given in [json!({ "maxReadByte": 1 }), json!({ "readOnly": true, "maxReadByte": 1, "zedCompat": true })] {
+            let e = Options::from_json(&given).unwrap_err();
+            assert_eq!((e.code, e.data["field"].as_str()), (crate::codes::INVALID_PARAMS, Some("maxReadByte")));
+            let reason = e.data["reason"].as_str().unwrap();
+            assert!(
+                reason.starts_with("unknown field `maxReadByte`, expected one of") && reason.contains("`maxReadBytes`"),
+                "{reason}"
+            );
+            assert_eq!(e.message, format!("Invalid params: maxReadByte: {reason}"));
+        }
+        // The JS packages strip these before the engine sees them: here they are unknown too.
+        let e = Options::from_json(&json!({ "approveWrite": {} })).unwrap_err();
+        assert_eq!(e.data["field"], "approveWrite");
+        // The first wrong key in the object's order is the one named, value or name.
+        let e = Options::from_json(&json!({ "maxReadBytes": -1, "maxReadByte": 1 })).unwrap_err();
+        assert_eq!(e.data["field"], "maxReadBytes");
+        assert!(Options::from_json(&json!({ "maxReadBytes": 1, "deny": true, "roots": null })).is_ok());
+    }
 
     #[test]
     fn byte_counts_are_whole_numbers_however_they_crossed() {

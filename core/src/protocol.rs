@@ -10,22 +10,27 @@ pub const WRITE_TEXT_FILE: &str = "fs/write_text_file";
 /// The ACP protocol version these methods belong to (v2 drops them).
 pub const PROTOCOL_VERSION: u16 = 1;
 
-/// Params of `fs/read_text_file`.
+/// `fs/read_text_file` params (ACP v1).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ReadTextFileRequest {
     /// The session whose roots the path must lie in.
     pub session_id: String,
     /// The file's absolute path.
     pub path: String,
-    /// The 1-based line to start at; `None` or 0: the first line.
+    /// 1-based start line; absent, `null` or `0` means 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub line: Option<u32>,
-    /// How many lines at most; `None`: to the end of the file.
+    /// Number of lines; absent or `null` means to the end, `0` gives `""`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub limit: Option<u32>,
     /// ACP's extension point (`traceparent` goes into the audit event).
+    // TypeScript: any object, as the official SDK types it, so its requests pass as they are.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable, type = "{ [key: string]: unknown } | null"))]
     pub meta: Option<Map<String, Value>>,
 }
 
@@ -41,8 +46,9 @@ pub struct ReadTextFileResponse {
     pub meta: Option<Map<String, Value>>,
 }
 
-/// Params of `fs/write_text_file`.
+/// `fs/write_text_file` params (ACP v1).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct WriteTextFileRequest {
     /// The session whose roots the path must lie in.
@@ -53,6 +59,7 @@ pub struct WriteTextFileRequest {
     pub content: String,
     /// ACP's extension point (`traceparent` goes into the audit event).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable, type = "{ [key: string]: unknown } | null"))]
     pub meta: Option<Map<String, Value>>,
 }
 

@@ -113,6 +113,9 @@ pub enum Symlinks {
 #[serde(rename_all = "camelCase")]
 #[allow(missing_docs)] // members documented above: field docs would change npm/types/host.d.ts
 pub struct StorageCaps {
+    /// `resolvable`: real paths and lstat work. `none`: the storage has no symlinks (lexical
+    /// containment is the whole check). `unresolvable`: it has symlinks it cannot resolve, so
+    /// every request fails closed.
     pub symlinks: Symlinks,
     /// `stat` works (non-regular files are refused before they are opened, sizes checked).
     pub stat: bool,

@@ -5,7 +5,7 @@
 import { coreInfo, invalidParamsError } from './error.mjs';
 import { isWellFormed, toWellFormed } from './surrogates.mjs';
 
-const NOT_JSON = '[not representable in JSON]';
+export const NOT_JSON = '[not representable in JSON]';
 
 /**
  * Why `value` has no JSON form, as `{field, reason}` naming the top-level key it sits under

@@ -1,18 +1,30 @@
 // The public API of @acp-fs/node and @acp-fs/wasm: one hand-written declaration file, shared by
 // both packages (behaviour: docs/semantics.md).
 
-// The values the engine produces (change records, audit events, responses, error kinds) are
-// generated from the Rust core into host.d.ts; this file declares the public class, its options
-// and results around them.
+// What Rust defines is generated from the core: the values the engine produces (change records,
+// audit events, error kinds) into host.d.ts, and the engine's options, the request and response
+// types and the capability types into api.d.ts. This file declares the public class and functions
+// around them, and what only JS has (storages, hooks).
+import type { AuditEvent, ChangeRecord, DocumentWrite, ErrorKind } from './host.js';
 import type {
+  EngineOptions,
+  FileSystemCapability,
+  ReadTextFileRequest,
+  ReadTextFileResponse,
+  StorageCaps,
+  WriteTextFileRequest,
+  WriteTextFileResponse,
+} from './api.js';
+export type {
   AuditEvent,
   ChangeRecord,
-  DocumentWrite,
-  ErrorKind,
+  EngineOptions,
+  FileSystemCapability,
+  ReadTextFileRequest,
   ReadTextFileResponse,
+  WriteTextFileRequest,
   WriteTextFileResponse,
-} from './host.js';
-export type { AuditEvent, ChangeRecord, ReadTextFileResponse, WriteTextFileResponse };
+};
 
 /** A value, or a promise of it: every storage method and hook may be sync or async. */
 export type MaybePromise<T> = T | PromiseLike<T>;
@@ -53,18 +65,7 @@ export interface AcpFsOpenedFile {
  * What the engine may ask a storage (the fields of `WireCaps` in docs/binding-interface.md).
  * Derived from the storage's shape; `storage.capabilities` may override any of them.
  */
-export interface StorageCapabilities {
-  /**
-   * `'resolvable'`: `realpath` and `lstat` work. `'none'`: the storage has no symlinks (lexical
-   * containment is the whole check). `'unresolvable'`: it has symlinks it cannot resolve, so every
-   * request fails closed.
-   */
-  symlinks: 'none' | 'resolvable' | 'unresolvable';
-  stat: boolean;
-  rangedReads: boolean;
-  write: boolean;
-  makeDirs: boolean;
-}
+export type StorageCapabilities = StorageCaps;
 
 /**
  * Any object shaped like a subset of `node:fs/promises`: `fs.promises`, memfs `vol.promises`,
@@ -104,29 +105,15 @@ export interface AcpFsStorage {
   capabilities?: Partial<StorageCapabilities>;
 }
 
-/** `fs/read_text_file` params (ACP v1). */
-export interface ReadTextFileRequest {
-  sessionId: string;
-  path: string;
-  /** 1-based start line; absent, `null` or `0` means 1. */
-  line?: number | null;
-  /** Number of lines; absent or `null` means to the end, `0` gives `""`. */
-  limit?: number | null;
-  _meta?: { [key: string]: unknown } | null;
-}
-
-/** `fs/write_text_file` params (ACP v1). */
-export interface WriteTextFileRequest {
-  sessionId: string;
-  path: string;
-  content: string;
-  _meta?: { [key: string]: unknown } | null;
-}
-
 /** What the host does with a write to an open document. */
 export type DocumentWriteChoice = DocumentWrite;
 
-export interface AcpFsOptions {
+/**
+ * The options of `new AcpFs()`: the engine's (`EngineOptions`, generated from Rust; the table is
+ * docs/options.md) and the host's own values below, which stay in JS. An unknown key throws an
+ * `AcpFsError` (`invalid_params`, naming it).
+ */
+export interface AcpFsOptions extends EngineOptions {
   /**
    * Where files live. In @acp-fs/node, omit it to serve the local disk natively (atomic writes,
    * real paths, reads off the event loop). @acp-fs/wasm requires it. Node's own `fs` or
@@ -134,31 +121,6 @@ export interface AcpFsOptions {
    * (Node 20.16+), which holds against symlink swaps while requests run.
    */
   storage?: AcpFsStorage;
-  /** Roots for sessions the host never opened (one default policy); absent = such sessions are unknown. */
-  roots?: string[];
-  /** Host roots added to every session's root set. */
-  extraRoots?: string[];
-  /**
-   * Refuse regular files with more than one hard link, for reads and writes (`hard_link`): another
-   * name of the same file may lie outside the roots. Default `true`; turn it off for trees that
-   * hard-link on purpose (pnpm's `node_modules`).
-   */
-  refuseHardlinks?: boolean;
-  /**
-   * A write to a file that changed since the session's agent read it (semantics.md §9): `'merge'`
-   * (default: a three-way merge, `stale_write` on overlap), `'reject'` (`stale_write` on any
-   * change) or `'overwrite'`.
-   */
-  onConflict?: 'merge' | 'reject' | 'overwrite';
-  /** The read ledger keeps a whole-file read's text up to this size (default 1 MiB; a digest past it). */
-  ledgerFileBytes?: number;
-  /** Each session's read ledger stays under this many bytes (default 16 MiB; least recently used out first). */
-  ledgerSessionBytes?: number;
-  /**
-   * Memory the line index may hold for all files together (semantics.md §8 "Line index"): windows
-   * deep in a file paged before start at the nearest remembered line. Default 16 MiB; 0 turns it off.
-   */
-  lineIndexBytes?: number;
   /**
    * Asked before every write that passed the policy; the response waits for it (a person may take
    * minutes). `false` rejects the write with `user_rejected`. Absent = approve.
@@ -173,29 +135,6 @@ export interface AcpFsOptions {
    * storage untouched; `'writeThrough'` updates both.
    */
   onDocumentWrite?: (path: string, text: string) => MaybePromise<DocumentWriteChoice>;
-  /** A start line past the end: `'error'` (default, Zed-compatible `-32602`) or `'empty'` (`""`). */
-  pastEnd?: 'error' | 'empty';
-  /** Malformed `line`/`limit`/`_meta` count as absent instead of `-32602`. Default false. */
-  lenientParams?: boolean;
-  /** `'preserve'` (default) keeps an existing CRLF file CRLF; `'asIs'` writes bytes as sent. */
-  lineEndings?: 'preserve' | 'asIs';
-  /** Writes create missing parent directories inside the roots. Default true. */
-  createParents?: boolean;
-  /**
-   * Deny rules: globs on file names, `dir/` for directories, `write:` for write-only rules.
-   * Default `[".env*", "*.pem", "*.key", "id_rsa*", "write:.git/"]`; `false` or `[]` turns it off.
-   */
-  deny?: string[] | boolean;
-  /** Only files with these extensions (no dot, any case) are served. */
-  allowExtensions?: string[];
-  /** Whole-file reads larger than this are `file_too_large`. Default 10 MiB. */
-  maxReadBytes?: number;
-  /** Default 10 MiB. */
-  maxWriteBytes?: number;
-  /** Reads outside the roots answer `-32002` as Zed does. Default false. */
-  zedCompat?: boolean;
-  /** Refuse writes (`-32601`) and advertise `writeTextFile: false`. Default false. */
-  readOnly?: boolean;
 }
 
 export interface SessionRoots {
@@ -309,7 +248,7 @@ export declare class AcpFs {
   handle(message: string, options?: RequestOptions): Promise<string | null>;
   handle(message: object, options?: RequestOptions): Promise<object | null>;
   /** `clientCapabilities.fs` for `initialize`: only what is wired. */
-  capabilities(): { readTextFile: boolean; writeTextFile: boolean };
+  capabilities(): FileSystemCapability;
   /**
    * This session's files as an MCP tool server, for ACP v2 clients (which drop `fs/*` and serve
    * files to the agent through MCP): `tools/list` offers `read_text_file` (and `write_text_file`
@@ -523,10 +462,7 @@ export interface McpHandler {
 export type ToolName = 'read_text_file' | 'write_text_file';
 
 /** `clientCapabilities.fs`: absent or not `true` means `false`. */
-export interface ClientFsCapabilities {
-  readTextFile: boolean;
-  writeTextFile: boolean;
-}
+export type ClientFsCapabilities = FileSystemCapability;
 
 /** An MCP / model tool definition (JSON Schema input). */
 export interface ToolDefinition {

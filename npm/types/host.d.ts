@@ -79,7 +79,13 @@ export type DocumentWrite = "buffer" | "writeThrough";
 
 export type FileKind = "file" | "directory" | "symlink" | "other";
 
-export type StorageCaps = { symlinks: Symlinks, 
+export type StorageCaps = { 
+/**
+ * `resolvable`: real paths and lstat work. `none`: the storage has no symlinks (lexical
+ * containment is the whole check). `unresolvable`: it has symlinks it cannot resolve, so
+ * every request fails closed.
+ */
+symlinks: Symlinks, 
 /**
  * `stat` works (non-regular files are refused before they are opened, sizes checked).
  */

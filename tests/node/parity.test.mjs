@@ -143,7 +143,7 @@ const normal = (x) =>
 const scripts = {
   'bad options and caps': (E) =>
     // 5e9 crosses napi as a float and wasm as an integer: both are the same byte count.
-    [{ maxReadBytes: -1 }, { maxReadBytes: 1.5 }, { maxReadBytes: 5e9 }, { ledgerFileBytes: 2 ** 53 }, { pastEnd: 'sideways' }, { deny: 'x' }, { roots: ['relative'] }, { extraRoots: ['/a', 'b'] }].map(
+    [{ maxReadBytes: -1 }, { maxReadBytes: 1.5 }, { maxReadBytes: 5e9 }, { ledgerFileBytes: 2 ** 53 }, { pastEnd: 'sideways' }, { deny: 'x' }, { roots: ['relative'] }, { extraRoots: ['/a', 'b'] }, { readOnly: true, maxReadByte: 1 }].map(
       (options) => outcomeOf(() => E.createEngine(options, CAPS)),
     )
       .concat([outcomeOf(() => E.createEngine({}, { symlinks: 'sometimes' }))])

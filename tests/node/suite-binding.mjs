@@ -89,9 +89,10 @@ export function bindingSuite({ label, binding, methods, byteForms }) {
       assert.deepEqual(newEngine({}, {}).capabilities(), { readTextFile: true, writeTextFile: false });
     });
 
-    test('options the engine does not read may be any JSON value', () => {
-      const e = newEngine({ host: { nested: [1, { deep: [null, 'x'] }] }, big: 10n, pastEnd: 'empty' }, PLAIN_CAPS);
-      assert.equal(e.openSession('s', '/p', []), null);
+    test('an option the engine does not know converts, whatever JSON value it is, and is refused by name', () => {
+      const unknown = assertWire(binding.createEngine({ pastEnd: 'empty', host: { nested: [1, { deep: [null, 'x'] }] }, big: 10n }, PLAIN_CAPS));
+      assert.equal(unknown.data.field, 'host');
+      assert.equal(assertWire(binding.createEngine({ big: 10n }, PLAIN_CAPS)).data.field, 'big');
     });
 
     test('sessions and documents: bad input is a wire error, never a throw', () => {

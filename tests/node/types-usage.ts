@@ -1,5 +1,6 @@
-// Compiled with `tsc --noEmit` against the shared declarations (npm/types/acp-fs.d.ts, as shipped
-// in @acp-fs/node): the documented usage must type-check, and misuse must not (@ts-expect-error).
+// Compiled with `tsc --noEmit` against the shared declarations (npm/types/acp-fs.d.ts, and as
+// shipped in @acp-fs/node and @acp-fs/wasm): the documented usage must type-check, and misuse
+// must not (@ts-expect-error).
 import { AcpFs, AcpFsError, acpClientHandlers, agent, toRequestError } from '@acp-fs/node';
 import type {
   AcpFsOptions,
@@ -106,6 +107,10 @@ async function main(): Promise<void> {
   await fs.writeTextFile({ sessionId: 's1', path: '/workspace/a.rs', content: 42 });
   // @ts-expect-error: not a pastEnd mode
   new AcpFs({ pastEnd: 'wrap' });
+  // @ts-expect-error: a misspelt option (the engine refuses it too)
+  new AcpFs({ maxReadByte: 1 });
+  // @ts-expect-error: deny is a list of rules or a boolean
+  new AcpFs({ deny: '.env' });
   // @ts-expect-error: a storage needs readFile
   new AcpFs({ storage: { writeFile: async () => {} } });
   // @ts-expect-error: onDocumentWrite answers 'buffer' or 'writeThrough'

@@ -35,10 +35,20 @@ describe('package: values are walked by the driver before the binding converts t
     return meta;
   };
 
-  test('options the engine does not read may be anything (functions, cycles, host objects)', async () => {
+  test('an unknown option may be anything (functions, cycles, host objects): it is refused by name', async () => {
     const cyclic = {};
     cyclic.self = cyclic;
-    const { fs } = fsWith({ '/p/a.txt': 'one\n' }, { onSomething: () => 1, host: cyclic, big: 10n, pastEnd: 'empty' });
+    for (const [key, value] of [['onSomething', () => 1], ['host', cyclic], ['big', 10n]]) {
+      let err;
+      try {
+        fsWith({}, { pastEnd: 'empty', [key]: value });
+      } catch (e) {
+        err = e;
+      }
+      assert.ok(err instanceof AcpFsError, `an AcpFsError, not ${err}`);
+      assert.deepEqual([err.code, err.data.field], ['invalid_params', key]);
+    }
+    const { fs } = fsWith({ '/p/a.txt': 'one\n' }, { pastEnd: 'empty' });
     assert.deepEqual(await fs.readTextFile({ sessionId: 's', path: '/p/a.txt', line: 9 }), { content: '' });
   });
 
