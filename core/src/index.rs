@@ -2,9 +2,10 @@
 //! a window deep in a file that was paged before starts near its first row instead of
 //! counting from the top.
 //!
-//! Entries are keyed by real path and valid for one version of the file, named by its size and
-//! modification time; another version drops the entry, and so does a write through the engine
-//! to that real path. Storages that report no modification time get no entry. The whole index
+//! Entries are keyed by real path and valid for one version of the file, named by what user
+//! space cannot set back: size, modification time, change time and file id (see [`Identity`]);
+//! another version drops the entry, and so does a write through the engine to that real path.
+//! Storages that report no change time get no entry. The whole index
 //! is bounded by `lineIndexBytes`; the least recently used entries go first.
 
 use crate::window::Checkpoint;
@@ -15,10 +16,25 @@ const ENTRY_OVERHEAD: u64 = 96;
 const CHECKPOINT_BYTES: u64 = std::mem::size_of::<Checkpoint>() as u64;
 
 /// One version of a file, as the storage describes it.
+///
+/// The modification time alone is not enough: `touch -r`, `cp -p`, `rsync -t` and `tar x` put
+/// an old one back on new content, and a same-size rewrite would then be served from the old
+/// version's line starts, lines cut mid-line. The change time (ctime) cannot be set: any
+/// write, rename or `utimes` moves it to now. The file id tells a file replaced by rename.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Identity {
     pub size: u64,
-    pub modified: u64,
+    pub modified: Option<u64>,
+    pub changed: u64,
+    pub file_id: Option<u64>,
+}
+
+impl Identity {
+    /// The version `meta` names, if the storage reports a change time to prove it by.
+    pub fn of(meta: &crate::storage::Metadata) -> Option<Identity> {
+        let changed = meta.changed?;
+        Some(Identity { size: meta.size, modified: meta.modified, changed, file_id: meta.file_id })
+    }
 }
 
 /// Where a window may start instead of the top of the file.
@@ -171,21 +187,21 @@ mod tests {
     #[test]
     fn nearest_start_at_or_before() {
         let mut ix = LineIndex::default();
-        let id = Identity { size: 100, modified: 1 };
+        let id = Identity { size: 100, modified: Some(1), changed: 1, file_id: None };
         ix.record("/a", id, 0, &[cp(1, 0), cp(5, 40), cp(9, 80)], u64::MAX);
         assert!(ix.start("/a", id, 4).is_none());
         assert_eq!(ix.start("/a", id, 5).unwrap().from, cp(5, 40));
         assert_eq!(ix.start("/a", id, 8).unwrap().bytes_per_row, 10);
         assert_eq!(ix.start("/a", id, 50).unwrap().from, cp(9, 80));
         // Another version: dropped, and the memory with it.
-        assert!(ix.start("/a", Identity { size: 100, modified: 2 }, 50).is_none());
+        assert!(ix.start("/a", Identity { size: 100, modified: Some(1), changed: 2, file_id: None }, 50).is_none());
         assert_eq!(ix.bytes(), 0);
     }
 
     #[test]
     fn bounded_least_recently_used_first() {
         let mut ix = LineIndex::default();
-        let id = Identity { size: 1, modified: 1 };
+        let id = Identity { size: 1, modified: Some(1), changed: 1, file_id: None };
         let one = ENTRY_OVERHEAD + 2 + CHECKPOINT_BYTES;
         ix.record("/a", id, 0, &[cp(2, 1)], 2 * one);
         ix.record("/b", id, 0, &[cp(2, 1)], 2 * one);

@@ -17,9 +17,11 @@ pub(crate) enum Seen {
     Text(Arc<str>),
     /// The whole text, too large to keep: only "changed or not" can be told.
     Digest { len: u64, hash: u64 },
-    /// A window of a file read from storage: the file's identity then (size and modification
-    /// time; no modification time means "cannot tell", which counts as changed).
-    Identity { size: u64, modified: Option<u64> },
+    /// A window of a file read from storage: the file's identity then (semantics.md §9): its
+    /// size, and the times and file id the storage reported. No modification time means
+    /// "cannot tell", which counts as changed; a change time or file id, where the storage
+    /// reports one, must match too, since a modification time can be set back.
+    Identity { size: u64, modified: Option<u64>, changed: Option<u64>, file_id: Option<u64> },
 }
 
 impl Seen {
@@ -28,7 +30,7 @@ impl Seen {
     }
 
     pub fn identity(meta: &Metadata) -> Seen {
-        Seen::Identity { size: meta.size, modified: meta.modified }
+        Seen::Identity { size: meta.size, modified: meta.modified, changed: meta.changed, file_id: meta.file_id }
     }
 
     /// What it costs to keep, beyond the entry itself.
@@ -194,8 +196,10 @@ pub(crate) fn changed(seen: &Seen, seen_doc: Option<u64>, now: &Current<'_>) -> 
     match seen {
         Seen::Text(base) => **base != *text,
         Seen::Digest { len, hash: h } => *len != text.len() as u64 || *h != hash(text.as_bytes()),
-        Seen::Identity { size, modified } => match (&now.meta, modified) {
-            (Some(meta), Some(m)) => meta.size != *size || meta.modified != Some(*m),
+        Seen::Identity { size, modified, changed, file_id } => match (&now.meta, modified) {
+            (Some(meta), Some(m)) => {
+                meta.size != *size || meta.modified != Some(*m) || meta.changed != *changed || meta.file_id != *file_id
+            }
             // No modification time, or a buffer whose relation to storage is unknown: the
             // engine cannot prove nothing changed, so it says it did.
             _ => true,

@@ -296,7 +296,8 @@ impl Storage for MemoryStorage {
                     Some(Node::File(bytes, version)) => (links(&nodes, bytes), Some(*version)),
                     _ => (1, None),
                 };
-                Metadata { kind: FileKind::File, size, links, modified }
+                // The version counter only this storage moves: it is the change time too.
+                Metadata { kind: FileKind::File, size, links, modified, changed: modified, file_id: None }
             }
             Kind::Dir => Metadata::new(FileKind::Directory, 0),
             Kind::Symlink(size) => Metadata::new(FileKind::Symlink, size),
@@ -345,6 +346,8 @@ impl Storage for MemoryStorage {
                         size: bytes.len() as u64,
                         links: links(&nodes, bytes),
                         modified: Some(*version),
+                        changed: Some(*version),
+                        file_id: None,
                     };
                     return Ok((Some(bytes.clone()), meta));
                 }

@@ -13,6 +13,7 @@ use crate::path::AbsPath;
 use crate::protocol::{ReadTextFileResponse, Response};
 use crate::refuse::{not_text, storage_error, too_large};
 use crate::state::Shared;
+use crate::storage::Metadata;
 use crate::text::{self, Encoding, NotText, SNIFF_BYTES};
 use crate::window::{Checkpoint, Window, WindowError};
 use serde_json::Value;
@@ -75,19 +76,23 @@ async fn whole(
     let max = shared.policy.options.max_read_bytes;
     let path = target.real.as_str();
     let fail = |e| storage_error(e, &target.requested);
-    let mut modified = None;
+    let mut stat = None;
     if shared.caps.stat {
         let meta = io.stat(path, true).await.map_err(fail)?;
         file::check(shared, &meta, &target.requested)?;
         fits(&window, meta.size, max, &target.requested)?;
-        modified = meta.modified;
+        stat = Some(meta);
     }
     let bytes = io.read_all(path).await.map_err(fail)?;
     // The same size-first order as a storage that can stat (semantics.md §8.1).
     fits(&window, bytes.len() as u64, max, &target.requested)?;
     let encoding = sniff(&bytes, &target.requested)?;
     if !encoding.is_utf8() {
-        *seen = Some(Seen::Identity { size: bytes.len() as u64, modified });
+        // The size is the bytes' own: a file that grew between the stat and the read is
+        // another version than the one the stat named.
+        let mut meta = stat.unwrap_or(Metadata::new(crate::storage::FileKind::File, 0));
+        meta.size = bytes.len() as u64;
+        *seen = Some(Seen::identity(&meta));
         return utf16(&bytes, encoding, max, &target.requested, window);
     }
     *seen = Some(Seen::digest(&bytes[encoding.bom_len()..]));
@@ -115,7 +120,7 @@ async fn stream(
     // The line index (semantics.md §8 "Line index"): a version of this file scanned before
     // (so sniffed as UTF-8 text then) starts at the nearest remembered row: one read there.
     let bound = shared.policy.options.line_index_bytes;
-    let identity = meta.modified.filter(|_| bound > 0).map(|modified| Identity { size: meta.size, modified });
+    let identity = Identity::of(&meta).filter(|_| bound > 0);
     // A file the storage sent whole with the open is scanned from there: no read is saved by
     // starting further in.
     let whole = opened.head.as_ref().is_some_and(|head| meta.size > 0 && head.len() as u64 == meta.size);

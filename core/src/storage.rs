@@ -31,16 +31,32 @@ pub struct Metadata {
     pub links: u64,
     /// When the file's content last changed, in nanoseconds since the Unix epoch (or any
     /// clock that moves on every change, such as a version counter); `None` where the storage
-    /// cannot tell. Together with the size it identifies a version of the file for the line
-    /// index (semantics.md §8 "Line index"): a storage without it gets no index.
+    /// cannot tell. Anyone may set it back (`touch -r`, `cp -p`, `tar x`), so it names a
+    /// version only together with [`Metadata::changed`].
     pub modified: Option<u64>,
+    /// When anything about the file last changed, in nanoseconds, from a clock user space
+    /// cannot set back: a disk's ctime (`utimes` sets it to now), or a counter only the
+    /// storage moves. With the size, `modified` and `file_id` it names one version of the
+    /// file (semantics.md §8 "Line index"); a storage that reports none gets no line index,
+    /// because nothing it reports proves a remembered line start still holds.
+    pub changed: Option<u64>,
+    /// Which file this is on the storage (a disk's device and inode, folded into one number);
+    /// `None` where the storage cannot tell. A file replaced by rename is another file.
+    pub file_id: Option<u64>,
 }
 
 impl Metadata {
     /// Metadata of something with one link (every storage without hard links).
     pub const fn new(kind: FileKind, size: u64) -> Metadata {
-        Metadata { kind, size, links: 1, modified: None }
+        Metadata { kind, size, links: 1, modified: None, changed: None, file_id: None }
     }
+}
+
+/// A device and an inode folded into one [`Metadata::file_id`]. Different pairs can collide
+/// only by chance; a collision alone proves nothing, since a version also needs the same size
+/// and both times to the nanosecond.
+pub(crate) fn file_id(device: u64, inode: u64) -> u64 {
+    inode ^ device.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(32)
 }
 
 /// Why a storage call failed, as far as the engine needs to know.

@@ -200,8 +200,11 @@ fn symlinks_are_seen_as_such_and_resolved() {
     let (file, link) = (env.p("project/a.txt"), env.p("project/link"));
 
     let through = disk.stat(&link, true).unwrap();
-    assert_eq!(Metadata { modified: None, ..through }, Metadata::new(FileKind::File, 3));
+    assert_eq!(Metadata { modified: None, changed: None, file_id: None, ..through }, Metadata::new(FileKind::File, 3));
     assert!(through.modified.is_some(), "the disk reports a modification time");
+    assert!(through.changed.is_some() && through.file_id.is_some(), "and what proves a version: ctime, inode");
+    let direct = disk.stat(&file, true).unwrap();
+    assert_eq!(direct.file_id, through.file_id, "the same file whichever name reached it");
     assert_eq!(disk.stat(&link, false).unwrap().kind, FileKind::Symlink);
     assert_eq!(disk.stat(&env.p("project"), true).unwrap().kind, FileKind::Directory);
     let real = fs::canonicalize(env.path("project/a.txt")).unwrap();

@@ -11,20 +11,29 @@ use std::sync::Arc;
 
 const PATH: &str = "/project/a.txt";
 
-/// A memory storage whose modification time the test sets (`None`: it reports none), to
-/// change a file while keeping its size or its time.
+/// A memory storage whose times the test sets (`None`: it reports none), to change a file
+/// while keeping its size or its times: `mtime` is the modification time anyone may set back,
+/// `ctime` the change time only the storage moves.
 struct Clocked {
     inner: MemoryStorage,
     mtime: Cell<Option<u64>>,
+    ctime: Cell<Option<u64>>,
 }
 
 impl Clocked {
-    fn new(mtime: Option<u64>) -> Clocked {
-        Clocked { inner: MemoryStorage::new(), mtime: Cell::new(mtime) }
+    /// Both times read `time`, as on a disk whose file nobody touched with `utimes`.
+    fn new(time: Option<u64>) -> Clocked {
+        Clocked { inner: MemoryStorage::new(), mtime: Cell::new(time), ctime: Cell::new(time) }
+    }
+
+    fn set_time(&self, time: Option<u64>) {
+        self.mtime.set(time);
+        self.ctime.set(time);
     }
 
     fn stamp(&self, mut meta: Metadata) -> Metadata {
         meta.modified = self.mtime.get();
+        meta.changed = self.ctime.get();
         meta
     }
 }
@@ -145,7 +154,7 @@ fn a_changed_file_is_never_answered_from_a_stale_index() {
             assert_eq!(read(&fs, &storage, PATH, line, Some(50)), expected(&old, line, Some(50)));
         }
         storage.inner.put(PATH, new);
-        storage.mtime.set(mtime_after);
+        storage.set_time(mtime_after);
         for line in [29_050, 29_100, 15_000] {
             assert_eq!(read(&fs, &storage, PATH, line, Some(50)), expected(new, line, Some(50)), "line {line}");
         }
@@ -165,6 +174,42 @@ fn a_write_through_the_engine_drops_the_index_even_with_the_same_identity() {
     assert_eq!(write(&fs, &storage, &new), json!({}));
     assert_eq!(fs.line_index_bytes(), 0);
     assert_eq!(read(&fs, &storage, PATH, 29_050, Some(50)), expected(&new, 29_050, Some(50)));
+}
+
+/// `touch -r`, `cp -p`, `tar x`: new content of the same size with the old modification time
+/// put back. Only the change time moved, and that is enough.
+#[test]
+fn a_modification_time_put_back_is_not_the_old_version() {
+    let old = numbered(30_000, 50);
+    let mut same_size = old.clone().into_bytes();
+    same_size.reverse();
+    let same_size = String::from_utf8(same_size).unwrap();
+    let storage = Clocked::new(Some(1));
+    storage.inner.put(PATH, &old);
+    let fs = engine(json!({}));
+    for line in [29_000, 29_050] {
+        assert_eq!(read(&fs, &storage, PATH, line, Some(50)), expected(&old, line, Some(50)));
+    }
+    storage.inner.put(PATH, &same_size);
+    storage.ctime.set(Some(2));
+    for line in [29_050, 29_100, 15_000] {
+        assert_eq!(read(&fs, &storage, PATH, line, Some(50)), expected(&same_size, line, Some(50)), "line {line}");
+    }
+}
+
+/// A storage that reports a modification time but no change time cannot prove a version
+/// (anyone may set the modification time back), so it gets no index: slower, never wrong.
+#[test]
+fn a_storage_without_a_change_time_gets_no_index() {
+    let storage = Clocked::new(Some(1));
+    storage.ctime.set(None);
+    let text = numbered(30_000, 50);
+    storage.inner.put(PATH, &text);
+    let fs = engine(json!({}));
+    for line in [29_000, 29_050, 100] {
+        assert_eq!(read(&fs, &storage, PATH, line, Some(50)), expected(&text, line, Some(50)));
+    }
+    assert_eq!(fs.line_index_bytes(), 0);
 }
 
 #[test]

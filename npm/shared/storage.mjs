@@ -62,7 +62,7 @@ const flag = (stats, name) => {
 const kindOf = (stats) =>
   flag(stats, 'isSymbolicLink') ? 'symlink' : flag(stats, 'isFile') ? 'file' : flag(stats, 'isDirectory') ? 'directory' : 'other';
 
-/** `{kind, size, links}` of fs.Stats-like values (numbers or bigints); `links` is `nlink`. */
+/** `{kind, size, links, modifiedMs, changedMs, fileId}` of fs.Stats-like values (numbers or bigints); `links` is `nlink`. */
 function metadataOf(stats) {
   const size = Number(stats?.size ?? 0);
   const links = Number(stats?.nlink ?? 1);
@@ -77,6 +77,11 @@ function metadataOf(stats) {
     links: Number.isFinite(links) && links >= 1 ? links : 1,
   };
   if (Number.isFinite(modified) && modified >= 0) out.modifiedMs = modified;
+  // The change time cannot be set back (utimes moves it to now), so it, not the modification
+  // time, proves a version for the line index; the inode tells a file replaced by rename.
+  const changed = typeof stats?.ctimeNs === 'bigint' ? Number(stats.ctimeNs) / 1e6 : Number(stats?.ctimeMs);
+  if (Number.isFinite(changed) && changed >= 0) out.changedMs = changed;
+  if (stats?.ino !== undefined && stats?.ino !== null && Number(stats.ino) !== 0) out.fileId = `${stats.dev}:${stats.ino}`;
   return out;
 }
 

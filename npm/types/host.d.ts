@@ -21,7 +21,7 @@ file?: number | null, path?: string, bytes?: true, done?: true, approved?: boole
 
 export type HostError = { code?: string, name?: string, message?: string, };
 
-export type HostMetadata = { kind: FileKind, size: number, links?: number, modifiedMs?: number, };
+export type HostMetadata = { kind: FileKind, size: number, links?: number, modifiedMs?: number, changedMs?: number, fileId?: string, };
 
 export type HostOutcome = { result?: Response, error?: AcpFsError, change: ChangeRecord | null, reply?: string, };
 

@@ -258,7 +258,8 @@ fn metadata(meta: &fs::Metadata) -> Metadata {
             .ok()
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             .and_then(|d| u64::try_from(d.as_nanos()).ok());
-        Metadata { kind: FileKind::File, size: meta.len(), links, modified }
+        let (changed, file_id) = identity_of(meta);
+        Metadata { kind: FileKind::File, size: meta.len(), links, modified, changed, file_id }
     } else if file_type.is_dir() {
         Metadata::new(FileKind::Directory, 0)
     } else if file_type.is_symlink() {
@@ -266,6 +267,24 @@ fn metadata(meta: &fs::Metadata) -> Metadata {
     } else {
         Metadata::new(FileKind::Other, 0)
     }
+}
+
+/// The change time and file id of a stat (semantics.md §8 "Line index"). Windows has both
+/// (`ChangeTime`, the file index) but std exposes neither without unstable APIs, so a Windows
+/// disk reports none and gets no line index: every window is counted from the top, which is
+/// slower and always right.
+#[cfg(unix)]
+fn identity_of(meta: &fs::Metadata) -> (Option<u64>, Option<u64>) {
+    use std::os::unix::fs::MetadataExt;
+    let changed = u64::try_from(meta.ctime())
+        .ok()
+        .and_then(|s| s.checked_mul(1_000_000_000)?.checked_add(meta.ctime_nsec() as u64));
+    (changed, Some(crate::storage::file_id(meta.dev(), meta.ino())))
+}
+
+#[cfg(not(unix))]
+fn identity_of(_: &fs::Metadata) -> (Option<u64>, Option<u64>) {
+    (None, None)
 }
 
 #[cfg(unix)]

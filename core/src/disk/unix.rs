@@ -30,7 +30,9 @@ pub(super) fn open(at: &Beneath) -> Result<(Option<File>, Metadata), StorageErro
     };
     let st = rfs::fstat(&fd).map_err(|e| error(e, "stat", at.path))?;
     let mut meta = metadata_of(rfs::FileType::from_raw_mode(st.st_mode), st.st_size as u64, st.st_nlink as u64);
-    meta.modified = modified(&st);
+    meta.modified = nanos(st.st_mtime as i64, st.st_mtime_nsec as u64);
+    meta.changed = nanos(st.st_ctime as i64, st.st_ctime_nsec as u64);
+    meta.file_id = Some(crate::storage::file_id(st.st_dev as u64, st.st_ino as u64));
     Ok(((meta.kind == FileKind::File).then(|| File::from(fd)), meta))
 }
 
@@ -41,11 +43,9 @@ fn not_openable() -> (Option<File>, Metadata) {
     (None, Metadata::new(FileKind::Other, 0))
 }
 
-/// The modification time of an fstat, in nanoseconds since the epoch (none before it).
-#[allow(clippy::unnecessary_cast)] // the field types differ between platforms
-fn modified(st: &rfs::Stat) -> Option<u64> {
-    let secs = u64::try_from(st.st_mtime as i64).ok()?;
-    secs.checked_mul(1_000_000_000)?.checked_add(st.st_mtime_nsec as u64)
+/// A time of an fstat, in nanoseconds since the epoch (none before it).
+fn nanos(secs: i64, nsec: u64) -> Option<u64> {
+    u64::try_from(secs).ok()?.checked_mul(1_000_000_000)?.checked_add(nsec)
 }
 
 /// A whole-file read by path, refusing a final symlink (storages without ranged reads only;
@@ -292,7 +292,7 @@ fn io_error(e: std::io::Error, action: &str, path: &str) -> StorageError {
 
 fn metadata_of(file_type: rfs::FileType, size: u64, links: u64) -> Metadata {
     match file_type {
-        rfs::FileType::RegularFile => Metadata { kind: FileKind::File, size, links, modified: None },
+        rfs::FileType::RegularFile => Metadata { links, ..Metadata::new(FileKind::File, size) },
         rfs::FileType::Directory => Metadata::new(FileKind::Directory, 0),
         rfs::FileType::Symlink => Metadata::new(FileKind::Symlink, size),
         _ => Metadata::new(FileKind::Other, 0),

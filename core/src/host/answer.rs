@@ -85,8 +85,10 @@ pub struct HostError {
     pub message: Option<String>,
 }
 
-/// What a stat or an open found. `modifiedMs` (Node's `mtimeMs`, fractional) is optional:
-/// without it the file gets no line index.
+/// What a stat or an open found. Optional: `links` (Node's `nlink`, 1 when absent),
+/// `modifiedMs` (Node's `mtimeMs`, fractional), `changedMs` (Node's `ctimeMs`: the change time,
+/// which `utimes` cannot set back) and `fileId` (any string that names the file on its storage,
+/// such as `"dev:ino"`). Without `changedMs` the file gets no line index (semantics.md §8).
 #[derive(Clone, Debug, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
@@ -97,6 +99,16 @@ pub struct HostMetadata {
     pub links: Option<f64>,
     #[cfg_attr(feature = "ts", ts(optional))]
     pub modified_ms: Option<f64>,
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub changed_ms: Option<f64>,
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub file_id: Option<String>,
+}
+
+/// A host's `fileId` string as the engine's number: equal strings give equal numbers (FNV-1a),
+/// which is all a file id is compared for.
+fn fold_id(id: &str) -> u64 {
+    id.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 impl HostAnswer {
@@ -134,6 +146,8 @@ impl HostAnswer {
                 size: count(m.size, "size")? as u64,
                 links: m.links.map_or(Ok(1.0), |l| count(l, "links"))? as u64,
                 modified: m.modified_ms.map(|t| count(t, "modifiedMs")).transpose()?.map(|t| (t * 1e6) as u64),
+                changed: m.changed_ms.map(|t| count(t, "changedMs")).transpose()?.map(|t| (t * 1e6) as u64),
+                file_id: m.file_id.as_deref().map(fold_id),
             };
             let head = match (self.bytes, bytes) {
                 (None, _) => None,
@@ -193,12 +207,21 @@ mod tests {
     #[test]
     fn answers_from_their_json() {
         let file = FileKind::File;
-        let cases: [(Value, Option<Vec<u8>>, Answer); 10] = [
+        let cases: [(Value, Option<Vec<u8>>, Answer); 11] = [
             (json!({"metadata": {"kind": "file", "size": 3}}), None, Answer::Metadata(Metadata::new(file, 3))),
+            (
+                json!({"metadata": {"kind": "file", "size": 3, "changedMs": 2.5, "fileId": "7:42"}}),
+                None,
+                Answer::Metadata(Metadata {
+                    changed: Some(2_500_000),
+                    file_id: Some(fold_id("7:42")),
+                    ..Metadata::new(file, 3)
+                }),
+            ),
             (
                 json!({"metadata": {"kind": "file", "size": 3, "links": 2, "modifiedMs": 1.5}}),
                 None,
-                Answer::Metadata(Metadata { kind: file, size: 3, links: 2, modified: Some(1_500_000) }),
+                Answer::Metadata(Metadata { links: 2, modified: Some(1_500_000), ..Metadata::new(file, 3) }),
             ),
             (
                 json!({"file": 4, "metadata": {"kind": "file", "size": 3}}),
