@@ -96,7 +96,15 @@ ledgerSessionBytes?: number, };
 /**
  * `fs/read_text_file` params (ACP v1).
  */
-export type ReadTextFileRequest = { sessionId: string, path: string, 
+export type ReadTextFileRequest = { 
+/**
+ * The session whose roots the path must lie in.
+ */
+sessionId: string, 
+/**
+ * The file's absolute path.
+ */
+path: string, 
 /**
  * 1-based start line; absent, `null` or `0` means 1.
  */
@@ -104,9 +112,29 @@ line?: number | null,
 /**
  * Number of lines; absent or `null` means to the end, `0` gives `""`.
  */
-limit?: number | null, _meta?: { [key: string]: unknown } | null, };
+limit?: number | null, 
+/**
+ * ACP's extension point (`traceparent` goes into the audit event).
+ */
+_meta?: { [key: string]: unknown } | null, };
 
 /**
  * `fs/write_text_file` params (ACP v1).
  */
-export type WriteTextFileRequest = { sessionId: string, path: string, content: string, _meta?: { [key: string]: unknown } | null, };
+export type WriteTextFileRequest = { 
+/**
+ * The session whose roots the path must lie in.
+ */
+sessionId: string, 
+/**
+ * The file's absolute path.
+ */
+path: string, 
+/**
+ * The complete new text of the file.
+ */
+content: string, 
+/**
+ * ACP's extension point (`traceparent` goes into the audit event).
+ */
+_meta?: { [key: string]: unknown } | null, };
