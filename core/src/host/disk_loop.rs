@@ -45,6 +45,14 @@ impl HostOperation {
                         }
                     }
                 }
+                // A stop that came while the last io ran: nothing changed, so the request is
+                // cancelled, whatever that io found ("a cancel ends a request at once while it
+                // reads", semantics.md §6). The driver raced the abort and is waiting for this.
+                Step::Done(_) if self.cancelled.load(Ordering::SeqCst) && !state.changed => {
+                    let cancelled = AcpFsError::cancelled();
+                    let step = self.guarded(&mut state, |op| Step::Done(Box::new(op.fail(cancelled))));
+                    return self.to_host(&mut state, step);
+                }
                 done @ Step::Done(_) => {
                     let step = self.to_host(&mut state, done);
                     if let (HostStep::Done { done }, "write") = (&step, self.kind) {
@@ -97,6 +105,23 @@ mod tests {
         assert_eq!(cancelled.change.map(|c| c.new_text), Some("new\n".to_owned()));
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "new\n");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A stop that lands while the loop's last io runs (here: its answer is already on the way)
+    /// still ends a request that changed nothing as cancelled: an abort during a read always
+    /// wins, however the race with the worker thread falls.
+    #[test]
+    fn a_stop_during_the_last_io_of_a_read_cancels_it() {
+        let engine = super::super::fixtures::engine();
+        let op = super::super::fixtures::read(&engine);
+        let first = op.step(None, None);
+        assert!(matches!(first, HostStep::Io { io: Io::Open { .. }, .. }), "{first:?}");
+        op.stop();
+        // An answer that ends the read with no further io.
+        let end = op.run_on_disk(Some(Ok(HostAnswer::storage_error("the disk answered late"))));
+        let done = super::super::fixtures::done(end);
+        assert_eq!(done.error.map(|e| e.code), Some(crate::codes::REQUEST_CANCELLED));
+        assert_eq!(op.audit().unwrap().outcome, "cancelled");
     }
 
     /// `stop` takes no lock: the disk loop sees it before its next io and ends the request
