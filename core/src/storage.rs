@@ -52,13 +52,6 @@ impl Metadata {
     }
 }
 
-/// A device and an inode folded into one [`Metadata::file_id`]. Different pairs can collide
-/// only by chance; a collision alone proves nothing, since a version also needs the same size
-/// and both times to the nanosecond.
-pub(crate) fn file_id(device: u64, inode: u64) -> u64 {
-    inode ^ device.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(32)
-}
-
 /// Why a storage call failed, as far as the engine needs to know.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]

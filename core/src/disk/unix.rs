@@ -32,7 +32,7 @@ pub(super) fn open(at: &Beneath) -> Result<(Option<File>, Metadata), StorageErro
     let mut meta = metadata_of(rfs::FileType::from_raw_mode(st.st_mode), st.st_size as u64, st.st_nlink as u64);
     meta.modified = nanos(st.st_mtime as i64, st.st_mtime_nsec as u64);
     meta.changed = nanos(st.st_ctime as i64, st.st_ctime_nsec as u64);
-    meta.file_id = Some(crate::storage::file_id(st.st_dev as u64, st.st_ino as u64));
+    meta.file_id = Some(super::file_id(st.st_dev as u64, st.st_ino as u64));
     Ok(((meta.kind == FileKind::File).then(|| File::from(fd)), meta))
 }
 
