@@ -34,18 +34,20 @@ fn generate() -> String {
     out
 }
 
+/// Fails when the generated file `npm/types/<name>` differs from `want`; with `ACP_FS_BLESS`
+/// set it rewrites the file first. `filter` names the test for the message's command.
+pub(crate) fn assert_current(name: &str, want: &str, filter: &str) {
+    let path = format!("{}/../npm/types/{name}", env!("CARGO_MANIFEST_DIR"));
+    if std::env::var_os("ACP_FS_BLESS").is_some() {
+        std::fs::write(&path, want).unwrap();
+    }
+    let have = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(have == want, "npm/types/{name} is stale: run ACP_FS_BLESS=1 cargo test -p acp-fs --all-features {filter}");
+}
+
 #[test]
 fn api_types_are_current() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../npm/types/api.d.ts");
-    let want = generate();
-    if std::env::var_os("ACP_FS_BLESS").is_some() {
-        std::fs::write(path, &want).unwrap();
-    }
-    let have = std::fs::read_to_string(path).unwrap_or_default();
-    assert!(
-        have == want,
-        "npm/types/api.d.ts is stale: run ACP_FS_BLESS=1 cargo test -p acp-fs --all-features typegen"
-    );
+    assert_current("api.d.ts", &generate(), "typegen");
 }
 
 #[test]

@@ -51,14 +51,5 @@ fn generate() -> String {
 
 #[test]
 fn host_types_are_current() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../npm/types/host.d.ts");
-    let want = generate();
-    if std::env::var_os("ACP_FS_BLESS").is_some() {
-        std::fs::write(path, &want).unwrap();
-    }
-    let have = std::fs::read_to_string(path).unwrap_or_default();
-    assert!(
-        have == want,
-        "npm/types/host.d.ts is stale: run ACP_FS_BLESS=1 cargo test -p acp-fs --all-features host::generated"
-    );
+    crate::typegen::assert_current("host.d.ts", &generate(), "host::generated");
 }
