@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
-const TYPES: &str = r#"import type { AcpFsError as WireError, AuditEvent, FileSystemCapability, HostAnswer, HostDispatch, HostInfo,
+const TYPES: &str = r#"import type { AcpFsError as ErrorValue, AuditEvent, FileSystemCapability, HostAnswer, HostDispatch, HostInfo,
   HostOutcome, HostRequest, HostStep, JsonValue, StorageCaps } from '../types/host.js';"#;
 
 /// Values out as the generated types say: plain objects for maps, `null` for `None`, numbers for
@@ -57,13 +57,13 @@ pub fn host_info() -> Js {
     js(&host::info())
 }
 
-#[wasm_bindgen(js_name = invalidParams, unchecked_return_type = "WireError")]
+#[wasm_bindgen(js_name = invalidParams, unchecked_return_type = "ErrorValue")]
 pub fn invalid_params(field: &str, reason: &str) -> Js {
     js(&host::invalid_params(field, reason))
 }
 
 /// An engine, or the error naming the bad option or capability (returned, never thrown).
-#[wasm_bindgen(js_name = createEngine, unchecked_return_type = "Engine | WireError")]
+#[wasm_bindgen(js_name = createEngine, unchecked_return_type = "Engine | ErrorValue")]
 pub fn create_engine(options: JsValue, caps: JsValue) -> Js {
     match arg("options", options).and_then(|options| HostEngine::new(options, arg("caps", caps)?)) {
         Ok(engine) => Ok(Engine(engine, HeldOperations::default()).into()),
@@ -72,13 +72,13 @@ pub fn create_engine(options: JsValue, caps: JsValue) -> Js {
 }
 
 /// The engine for one storage, and its requests in flight by number (an object each would cost a
-/// `FinalizationRegistry` entry; `npm/wasm/lib/engine.mjs` makes the driver's `Operation`s).
+/// `FinalizationRegistry` entry; `npm/wasm/lib/guard.mjs` makes the driver's `Operation`s).
 #[wasm_bindgen]
 pub struct Engine(HostEngine, HeldOperations);
 
 #[wasm_bindgen]
 impl Engine {
-    #[wasm_bindgen(js_name = openSession, unchecked_return_type = "WireError | null")]
+    #[wasm_bindgen(js_name = openSession, unchecked_return_type = "ErrorValue | null")]
     pub fn open_session(&self, session_id: JsValue, cwd: JsValue, dirs: JsValue) -> Js {
         let (id, cwd, dirs) = (arg("sessionId", session_id), arg("cwd", cwd), arg("additionalDirectories", dirs));
         error_or_null((|| Ok(self.0.open_session(&id?, &cwd?, &dirs?)))())
@@ -89,12 +89,12 @@ impl Engine {
         self.0.close_session(&lenient(id));
     }
 
-    #[wasm_bindgen(js_name = openDocument, unchecked_return_type = "WireError | null")]
+    #[wasm_bindgen(js_name = openDocument, unchecked_return_type = "ErrorValue | null")]
     pub fn open_document(&self, path: JsValue, text: JsValue) -> Js {
         error_or_null((|| Ok(self.0.open_document(&arg("path", path)?, &arg("text", text)?)))())
     }
 
-    #[wasm_bindgen(js_name = documentReloaded, unchecked_return_type = "WireError | null")]
+    #[wasm_bindgen(js_name = documentReloaded, unchecked_return_type = "ErrorValue | null")]
     pub fn document_reloaded(&self, path: JsValue, text: JsValue) -> Js {
         error_or_null((|| Ok(self.0.document_reloaded(&arg("path", path)?, &arg("text", text)?)))())
     }

@@ -93,12 +93,12 @@ impl ErrorKind {
         ErrorKind::Internal,
     ];
 
-    /// The kind with this wire name.
+    /// The kind with this name (`errorKind` in an error's data).
     pub fn from_name(name: &str) -> Option<ErrorKind> {
         ErrorKind::ALL.into_iter().find(|k| k.as_str() == name)
     }
 
-    /// The wire name, e.g. `"path_outside_roots"`.
+    /// Its name in an error's data (`errorKind`), e.g. `"path_outside_roots"`.
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorKind::ParseError => "parse_error",
