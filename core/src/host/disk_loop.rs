@@ -17,6 +17,8 @@ impl HostOperation {
     pub fn run_on_disk(&self, answer: Option<Result<HostAnswer, String>>) -> HostStep {
         let disk = crate::DiskStorage::new();
         let mut state = self.lock();
+        // A request that had already ended (its outcome given) stays as it ended.
+        let running = state.audit.is_none();
         let mut step = self.advance(&mut state, answer, None);
         loop {
             step = match step {
@@ -48,7 +50,7 @@ impl HostOperation {
                 // A stop that came while the last io ran: nothing changed, so the request is
                 // cancelled, whatever that io found ("a cancel ends a request at once while it
                 // reads", semantics.md §6). The driver raced the abort and is waiting for this.
-                Step::Done(_) if self.cancelled.load(Ordering::SeqCst) && !state.changed => {
+                Step::Done(_) if running && self.cancelled.load(Ordering::SeqCst) && !state.changed => {
                     let cancelled = AcpFsError::cancelled();
                     let step = self.guarded(&mut state, |op| Step::Done(Box::new(op.fail(cancelled))));
                     return self.to_host(&mut state, step);
