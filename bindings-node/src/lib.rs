@@ -236,7 +236,7 @@ impl<'env> napi::ScopedTask<'env> for DiskRun {
     }
 
     fn resolve(&mut self, env: &'env Env, step: HostStep) -> Result<Unknown<'env>> {
-        step_js(env, step)
+        step_js(env, self.op.settle(step))
     }
 }
 

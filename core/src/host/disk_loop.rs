@@ -51,11 +51,10 @@ impl HostOperation {
                 // cancelled, whatever that io found ("a cancel ends a request at once while it
                 // reads", semantics.md §6). The driver raced the abort and is waiting for this.
                 Step::Done(_) if running && self.cancelled.load(Ordering::SeqCst) && !state.changed => {
-                    let cancelled = AcpFsError::cancelled();
-                    let step = self.guarded(&mut state, |op| Step::Done(Box::new(op.fail(cancelled))));
-                    return self.to_host(&mut state, step);
+                    return self.cancel_unchanged(&mut state);
                 }
                 done @ Step::Done(_) => {
+                    state.ended_on_disk = running;
                     let step = self.to_host(&mut state, done);
                     if let (HostStep::Done { done }, "write") = (&step, self.kind) {
                         state.finished = Some((**done).clone());
@@ -64,6 +63,32 @@ impl HostOperation {
                 }
             }
         }
+    }
+}
+
+impl HostOperation {
+    /// The step [`run_on_disk`](Self::run_on_disk) ended with, as the driver receives it: the
+    /// binding calls this on the JS thread when the pool's work comes back. A stop that came
+    /// after the loop's last io, but before the driver saw the end, still cancels a request that
+    /// changed nothing (semantics.md §6: a cancel ends a request at once while it reads). Nobody
+    /// has seen that end yet, so it is replaced, audit event included.
+    pub fn settle(&self, step: HostStep) -> HostStep {
+        if !matches!(step, HostStep::Done { .. }) || !self.cancelled.load(Ordering::SeqCst) {
+            return step;
+        }
+        let mut state = self.lock();
+        if !std::mem::take(&mut state.ended_on_disk) || state.changed {
+            return step;
+        }
+        state.audit = None;
+        self.cancel_unchanged(&mut state)
+    }
+
+    /// Ends a request that changed nothing as cancelled.
+    fn cancel_unchanged(&self, state: &mut super::operation::State) -> HostStep {
+        let cancelled = AcpFsError::cancelled();
+        let step = self.guarded(state, |op| Step::Done(Box::new(op.fail(cancelled))));
+        self.to_host(state, step)
     }
 }
 
@@ -124,6 +149,35 @@ mod tests {
         let done = super::super::fixtures::done(end);
         assert_eq!(done.error.map(|e| e.code), Some(crate::codes::REQUEST_CANCELLED));
         assert_eq!(op.audit().unwrap().outcome, "cancelled");
+    }
+
+    /// The loop ended a read before the stop came; the driver had not received it yet: the
+    /// end it receives is the cancel, and so is the audit event.
+    #[test]
+    fn a_stop_after_the_loop_ended_a_read_cancels_it_before_the_driver_sees_it() {
+        let dir = tempfile_dir("settle");
+        std::fs::write(dir.join("a.txt"), "x\n").unwrap();
+        let caps =
+            json!({"symlinks": "resolvable", "stat": true, "rangedReads": true, "write": true, "makeDirs": true});
+        let engine = HostEngine::new(json!({}), caps).unwrap();
+        assert!(engine.open_session(&json!("s"), &json!(dir.to_str().unwrap()), &json!([])).is_none());
+        let path = dir.join("a.txt");
+        let op =
+            engine.start("fs/read_text_file", Ok(json!({"sessionId": "s", "path": path.to_str().unwrap()}))).unwrap();
+        let ended = op.run_on_disk(None);
+        assert!(matches!(&ended, HostStep::Done { done } if done.error.is_none()), "{ended:?}");
+        op.stop();
+        let settled = super::super::fixtures::done(op.settle(ended));
+        assert_eq!(settled.error.map(|e| e.code), Some(crate::codes::REQUEST_CANCELLED));
+        assert_eq!(op.audit().unwrap().outcome, "cancelled");
+        // Without a stop, or for a write that happened, the end stands (the other tests).
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn tempfile_dir(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("acp-fs-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.canonicalize().unwrap()
     }
 
     /// `stop` takes no lock: the disk loop sees it before its next io and ends the request

@@ -48,6 +48,10 @@ pub(super) struct State {
     /// The disk loop changed something (directories, the file): a cancel no longer stops it.
     #[cfg(feature = "disk")]
     pub(super) changed: bool,
+    /// The disk loop ran the request to its end, and the driver has not received that end yet
+    /// ([`HostOperation::settle`]).
+    #[cfg(feature = "disk")]
+    pub(super) ended_on_disk: bool,
 }
 
 /// One request in flight, as a binding holds it: stepped with answers, cancelled, refused.
@@ -79,6 +83,8 @@ impl HostOperation {
             finished: None,
             #[cfg(feature = "disk")]
             changed: false,
+            #[cfg(feature = "disk")]
+            ended_on_disk: false,
         };
         HostOperation { state: Mutex::new(state), cancelled: AtomicBool::new(false), kind, reply }
     }
