@@ -1,6 +1,7 @@
 //! Edits that never clobber (semantics.md §9): what each session's agent saw of each file (the
 //! read ledger), the stale-write rule, and one write at a time per real path (turns).
 
+use crate::index::Identity;
 use crate::path::{AbsPath, Style};
 use crate::storage::Metadata;
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -31,6 +32,17 @@ impl Seen {
 
     pub fn identity(meta: &Metadata) -> Seen {
         Seen::Identity { size: meta.size, modified: meta.modified, changed: meta.changed, file_id: meta.file_id }
+    }
+
+    /// The version of the file this names, when the storage reported one it can prove (a
+    /// change time: semantics.md §8 "Line index").
+    pub fn version(&self) -> Option<Identity> {
+        match *self {
+            Seen::Identity { size, modified, changed: Some(changed), file_id } => {
+                Some(Identity { size, modified, changed, file_id })
+            }
+            _ => None,
+        }
     }
 
     /// What it costs to keep, beyond the entry itself.

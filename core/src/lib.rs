@@ -63,6 +63,7 @@ mod ask;
 mod contain;
 mod deny;
 mod file;
+mod freshness;
 mod index;
 mod params;
 #[doc(hidden)]

@@ -24,6 +24,11 @@ pub struct Outcome {
     pub result: Result<Response, AcpFsError>,
     /// Set after a successful write.
     pub change: Option<ChangeRecord>,
+    /// An open document the host said matches storage, whose storage this request found
+    /// holding other text (a terminal, a formatter or a checkout moved the file): the name it
+    /// was opened under, reported once, so the editor can reload it (semantics.md §9 "Open
+    /// documents"). The request itself answered from the storage.
+    pub stale_document: Option<String>,
     /// The request for the host's audit log; `duration_ms` is set by [`run`](crate::run) and
     /// [`run_async`](crate::run_async), and left to a driver that steps by hand.
     pub audit: AuditEvent,
@@ -34,6 +39,8 @@ pub(crate) struct Done {
     pub response: Response,
     pub change: Option<ChangeRecord>,
     pub bytes: u64,
+    /// A clean document this request found stale (freshness.rs), by its name.
+    pub stale: Option<String>,
 }
 
 type Logic = Pin<Box<dyn Future<Output = Result<Done, AcpFsError>> + Send>>;
@@ -134,8 +141,8 @@ impl Operation {
             ..AuditEvent::ended(self.op, result.as_ref().map(|done| done.bytes))
         };
         match result {
-            Ok(done) => Outcome { result: Ok(done.response), change: done.change, audit },
-            Err(e) => Outcome { result: Err(e), change: None, audit },
+            Ok(done) => Outcome { result: Ok(done.response), change: done.change, stale_document: done.stale, audit },
+            Err(e) => Outcome { result: Err(e), change: None, stale_document: None, audit },
         }
     }
 }

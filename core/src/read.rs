@@ -4,6 +4,7 @@ use crate::ask::Channel;
 use crate::contain::{self, Target};
 use crate::error::AcpFsError;
 use crate::file::{self, ChunkReader, MAX_CHUNK};
+use crate::freshness::{self, Evidence};
 use crate::index::Identity;
 use crate::ledger::Seen;
 use crate::operation::Done;
@@ -29,15 +30,28 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
     // What the agent will have seen, for the read ledger (semantics.md §9).
     let (whole_file, mut seen, mut document) = (window.is_whole_file(), None, None);
 
-    // Reads prefer what the user sees: the open buffer, under whichever name it was opened.
-    let content = match contain::document(&shared, &io, &target).await {
-        Some((_, doc)) => {
+    // Reads prefer what the user sees: a buffer with unsaved edits, under whichever name it was
+    // opened. A clean buffer only mirrors the storage, which is read instead (freshness.rs).
+    let open = contain::document(&shared, &io, &target).await;
+    let content = match &open {
+        Some((_, doc)) if !doc.clean => {
             let mut window = window;
             (seen, document) = (Some(Seen::digest(doc.text.as_bytes())), Some(doc.version));
             window.feed(doc.text.as_bytes()).and_then(|()| window.finish())
         }
-        None if shared.caps.ranged_reads => stream(&shared, &io, &target, window, &mut seen).await?,
-        None => whole(&shared, &io, &target, window, &mut seen).await?,
+        _ if shared.caps.ranged_reads => stream(&shared, &io, &target, window, &mut seen).await?,
+        _ => whole(&shared, &io, &target, window, &mut seen).await?,
+    };
+    let stale = match &open {
+        Some((name, doc)) if doc.clean => {
+            let identity = seen.as_ref().and_then(Seen::version);
+            let evidence = match &content {
+                Ok(text) if whole_file => Evidence::Whole(Some(text), identity),
+                _ => Evidence::Window(identity),
+            };
+            freshness::check(&shared, name, doc, evidence)
+        }
+        _ => None,
     };
     let content = match content {
         Ok(text) => text,
@@ -49,7 +63,7 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
         shared.remember(&p.session_id, &target.real, seen, document);
     }
     let bytes = content.len() as u64;
-    Ok(Done { response: Response::Read(ReadTextFileResponse { content, meta: None }), change: None, bytes })
+    Ok(Done { response: Response::Read(ReadTextFileResponse { content, meta: None }), change: None, bytes, stale })
 }
 
 /// A whole-file read of a file that cannot fit is refused before a byte is read (the 3 bytes

@@ -3,7 +3,7 @@
 //! it; the public handle (`engine.rs`) only owns it.
 
 use crate::error::AcpFsError;
-use crate::index::LineIndex;
+use crate::index::{Identity, LineIndex};
 use crate::ledger::{self, Ledgers, Limits, Seen, Turns};
 use crate::options::Policy;
 use crate::path::AbsPath;
@@ -35,6 +35,8 @@ pub(crate) struct Document {
     pub text: Arc<str>,
     pub version: u64,
     pub clean: bool,
+    /// The storage's version at which the clean text was last seen to be what it holds.
+    pub verified: Option<Identity>,
 }
 
 impl Shared {
@@ -99,7 +101,7 @@ impl Shared {
     /// Sets a document's text with a new version; `clean`: it matches storage.
     pub fn put_document(&self, path: &AbsPath, text: &str, clean: bool) -> u64 {
         let version = self.document_clock.fetch_add(1, Ordering::Relaxed) + 1;
-        let doc = Document { text: Arc::from(text), version, clean };
+        let doc = Document { text: Arc::from(text), version, clean, verified: None };
         write_lock(&self.documents).insert(path.as_str().to_owned(), doc);
         version
     }
@@ -109,9 +111,20 @@ impl Shared {
         match write_lock(&self.documents).get_mut(path.as_str()) {
             Some(doc) => {
                 doc.clean = true;
+                doc.verified = None;
                 true
             }
             None => false,
+        }
+    }
+
+    /// Remembers the storage's version at which a clean document (`version`: the document
+    /// that was compared) was seen to hold its text.
+    pub fn document_verified(&self, path: &AbsPath, version: u64, identity: Option<Identity>) {
+        if let Some(doc) =
+            write_lock(&self.documents).get_mut(path.as_str()).filter(|d| d.version == version && d.clean)
+        {
+            doc.verified = identity;
         }
     }
 

@@ -4,6 +4,8 @@ use crate::ask::Channel;
 use crate::contain::{self, Target};
 use crate::error::{AcpFsError, ErrorKind};
 use crate::file::{self, ChunkReader};
+use crate::freshness::{self, Evidence};
+use crate::index::Identity;
 use crate::ledger::{self, Current, Seen};
 use crate::operation::Done;
 use crate::options::{LineEndings, OnConflict};
@@ -55,14 +57,24 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
         Some((name, doc)) => (Some(name), Some(doc)),
         None => (None, None),
     };
+    // A clean buffer only mirrors the storage: what is there now is what the storage holds,
+    // and a storage that moved on makes the buffer stale (freshness.rs).
+    let stale_document = match (&document_name, &document) {
+        (Some(name), Some(doc)) if doc.clean => {
+            let version = existing.as_ref().and_then(|e| e.meta).as_ref().and_then(Identity::of);
+            freshness::check(&shared, name, doc, Evidence::Whole(existing.as_ref().map(|e| e.text.as_str()), version))
+        }
+        _ => None,
+    };
     // What the agent read of this file in this session; `None`: a blind write.
     let seen = match opts.on_conflict {
         OnConflict::Overwrite => None,
         _ => shared.ledgers.get(&p.session_id, &ledger::key(&target.real)),
     };
 
-    // The text the user sees is what the write replaces: the open buffer first.
-    let old_text = document.as_ref().map(|d| d.text.to_string()).or_else(|| existing.as_ref().map(|e| e.text.clone()));
+    // The text the user sees is what the write replaces: a buffer with unsaved edits first.
+    let unsaved = document.as_ref().filter(|d| !d.clean);
+    let old_text = unsaved.map(|d| d.text.to_string()).or_else(|| existing.as_ref().map(|e| e.text.clone()));
     let encoding = match &existing {
         Some(e) => e.encoding,
         None if p.content.starts_with('\u{FEFF}') => Encoding::Utf8Bom,
@@ -147,7 +159,7 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
         let version = shared.put_document(name, &change.new_text, through);
         if !through {
             remember(&shared, Some(version));
-            return Ok(done(change));
+            return Ok(done(change, stale_document));
         }
     }
 
@@ -166,18 +178,21 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
         Ok(()) => {
             remember(&shared, None);
             drop(ticket);
-            Ok(done(change))
+            Ok(done(change, stale_document))
         }
         Err(e) => Err(write_error(e, requested)),
     }
 }
 
-/// What is there now: the open buffer unless the host said it matches storage.
+/// What is there now: a buffer with unsaved edits, or else the storage (a clean buffer only
+/// mirrors it). The document's version still counts: what the agent read of it is current
+/// while the document has not changed since.
 fn current<'a>(document: Option<&'a crate::state::Document>, existing: Option<&'a Existing>) -> Current<'a> {
     match document {
+        Some(doc) if !doc.clean => Current { text: Some(&doc.text), meta: None, document: Some(doc.version) },
         Some(doc) => Current {
-            text: Some(&doc.text),
-            meta: if doc.clean { existing.and_then(|e| e.meta) } else { None },
+            text: existing.map(|e| e.text.as_str()),
+            meta: existing.and_then(|e| e.meta),
             document: Some(doc.version),
         },
         None => {
@@ -201,9 +216,9 @@ fn stale(requested: &AbsPath, mode: OnConflict, seen: &Seen) -> AcpFsError {
     )
 }
 
-fn done(change: ChangeRecord) -> Done {
+fn done(change: ChangeRecord, stale: Option<String>) -> Done {
     let bytes = change.new_text.len() as u64;
-    Done { response: Response::Write(WriteTextFileResponse::default()), change: Some(change), bytes }
+    Done { response: Response::Write(WriteTextFileResponse::default()), change: Some(change), bytes, stale }
 }
 
 /// Reads the file a write would replace; `None` when there is none.

@@ -187,6 +187,9 @@ fn run_vector(v: &Value, ranged: bool, fails: &mut Vec<String>) {
                 apply_edit(&fs, &storage, edit);
             } else if let Some(path) = step.get("documentSaved").and_then(Value::as_str) {
                 assert!(fs.document_saved(path), "{at}: documentSaved: {path} is not open");
+            } else if let Some(reloaded) = step.get("documentReloaded") {
+                let (path, text) = (reloaded["path"].as_str().unwrap(), reloaded["text"].as_str().unwrap());
+                fs.document_reloaded(path, text).unwrap();
             } else if let Some(session) = step.get("closeSession").and_then(Value::as_str) {
                 fs.close_session(session);
             } else if let Some(open) = step.get("openSession") {
@@ -276,6 +279,12 @@ fn check_outcome(where_: &str, outcome: &acp_fs::Outcome, expect: &Value, fails:
         let got = serde_json::to_value(&outcome.change).unwrap();
         if *want != got {
             fails.push(format!("{where_}: change: want {want} got {got}"));
+        }
+    }
+    if let Some(want) = expect.get("staleDocument") {
+        let got = serde_json::to_value(&outcome.stale_document).unwrap();
+        if *want != got {
+            fails.push(format!("{where_}: staleDocument: want {want} got {got}"));
         }
     }
 }

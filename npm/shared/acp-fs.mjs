@@ -80,6 +80,7 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
         onChange: options.onChange,
         onAudit: options.onAudit,
         onDocumentWrite: options.onDocumentWrite,
+        onDocumentStale: options.onDocumentStale,
       };
       let made;
       try {
@@ -260,6 +261,7 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
         notify(this.#hooks.onAudit, audit, 'onAudit');
       }
       if (!outcome.error && outcome.change) notify(this.#hooks.onChange, outcome.change, 'onChange');
+      if (outcome.staleDocument) notify(this.#hooks.onDocumentStale, outcome.staleDocument, 'onDocumentStale');
       return cause === undefined ? outcome : { ...outcome, cause };
     }
   }

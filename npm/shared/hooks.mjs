@@ -6,7 +6,7 @@ import { NOT_JSON } from './params.mjs';
 // Options that are JS values the engine never sees (functions, objects with methods): the one
 // list of them. The engine refuses every other key it does not know. Exported for the test that
 // holds docs/options.md to the keys; not part of the packages' API.
-export const HOST_ONLY = new Set(['storage', 'approveWrite', 'onChange', 'onAudit', 'onDocumentWrite']);
+export const HOST_ONLY = new Set(['storage', 'approveWrite', 'onChange', 'onAudit', 'onDocumentWrite', 'onDocumentStale']);
 
 /**
  * Engine options: everything but the host-only values; `undefined` means "not given". A function

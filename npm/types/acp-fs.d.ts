@@ -135,6 +135,12 @@ export interface AcpFsOptions extends EngineOptions {
    * storage untouched; `'writeThrough'` updates both.
    */
   onDocumentWrite?: (path: string, text: string) => MaybePromise<DocumentWriteChoice>;
+  /**
+   * A request found that an open document marked saved or reloaded no longer matches storage (a
+   * terminal, a formatter or a checkout changed the file): reload it. The request answered from
+   * storage. Called by every request that finds it so, until the buffer is reloaded or edited.
+   */
+  onDocumentStale?: (path: string) => void;
 }
 
 export interface SessionRoots {
@@ -196,9 +202,13 @@ export interface AcpFsDocuments {
   open(path: string, text: string): void;
   /** Replaces an open document's text. */
   update(path: string, text: string): void;
-  /** The buffer was (re)loaded from storage with `text`: it matches the file (semantics.md §9). */
+  /**
+   * The buffer was (re)loaded from storage with `text`: it matches the file. Until it is edited,
+   * reads and writes go to storage, and `onDocumentStale` says when the file moves on
+   * (semantics.md §9 "Open documents").
+   */
   reloaded(path: string, text: string): void;
-  /** The buffer was saved: storage holds its text. `false` when it is not open. */
+  /** The buffer was saved: storage holds its text (see `reloaded`). `false` when it is not open. */
   saved(path: string): boolean;
   /** The document's version: a new one on every open, update, reload and write; `null` when not open. */
   version(path: string): number | null;

@@ -180,9 +180,11 @@ export function prefixVector(vector, prefix) {
         out.expect = { ...out.expect };
         if (out.expect.error) out.expect.error = pxError(out.expect.error);
         if (out.expect.change) out.expect.change = { ...out.expect.change, path: px(out.expect.change.path) };
+        if (typeof out.expect.staleDocument === 'string') out.expect.staleDocument = px(out.expect.staleDocument);
       }
       if (out.edit) out.edit = { files: pxKeys(out.edit.files), documents: pxKeys(out.edit.documents) };
       if (out.documentSaved) out.documentSaved = px(out.documentSaved);
+      if (out.documentReloaded) out.documentReloaded = { ...out.documentReloaded, path: px(out.documentReloaded.path) };
       if (out.openSession) out.openSession = { ...out.openSession, cwd: px(out.openSession.cwd) };
       if (out.together) out.together = out.together.map(pxStep);
       return out;

@@ -209,7 +209,7 @@ async function call(fs, { method, params }) {
   }
 }
 
-function checkStep(label, want = {}, got, change, failures) {
+function checkStep(label, want = {}, got, change, failures, stale = null) {
   const f = [];
   if ('result' in want) {
     if (got.error) f.push(`want result ${show(want.result)}, got error ${show(got.error)}`);
@@ -221,6 +221,7 @@ function checkStep(label, want = {}, got, change, failures) {
   }
   if (!('result' in want) && !want.error && got.error) f.push(`want success, got error ${show(got.error)}`);
   if ('change' in want && !same(want.change, change)) f.push(`change: want ${show(want.change)} got ${show(change)}`);
+  if ('staleDocument' in want && want.staleDocument !== stale) f.push(`staleDocument: want ${show(want.staleDocument)} got ${show(stale)}`);
   failures.push(...f.map((x) => `${label}: ${x}`));
 }
 
@@ -229,14 +230,16 @@ function checkStep(label, want = {}, got, change, failures) {
  * (`prepared.write(path, bytes | null)`) or documents between them, `documentSaved`,
  * `closeSession`/`openSession`, and `together`: writes started at once (the engine queues them).
  */
-async function runSteps(fs, steps, prepared, changes, hold) {
+async function runSteps(fs, steps, prepared, changes, hold, stale) {
   const failures = [];
   for (const [i, step] of steps.entries()) {
     const label = `step ${i}`;
     if (step.request) {
       const before = changes.length;
+      const staleBefore = stale.length;
       const got = await call(fs, step.request);
-      checkStep(label, step.expect, got, changes.length > before ? changes[changes.length - 1] : null, failures);
+      const reported = stale.length > staleBefore ? stale[stale.length - 1] : null;
+      checkStep(label, step.expect, got, changes.length > before ? changes[changes.length - 1] : null, failures, reported);
     } else if (step.edit) {
       for (const [path, c] of Object.entries(step.edit.files ?? {})) await prepared.write(path, c === null ? null : bytesOf(c));
       for (const [path, text] of Object.entries(step.edit.documents ?? {})) {
@@ -245,6 +248,8 @@ async function runSteps(fs, steps, prepared, changes, hold) {
       }
     } else if (step.documentSaved) {
       if (!fs.documents.saved(step.documentSaved)) failures.push(`${label}: ${step.documentSaved} is not open`);
+    } else if (step.documentReloaded) {
+      fs.documents.reloaded(step.documentReloaded.path, step.documentReloaded.text);
     } else if (step.closeSession) {
       fs.closeSession(step.closeSession);
     } else if (step.openSession) {
@@ -300,6 +305,7 @@ export async function runVector(AcpFs, original, backend) {
   try {
     const hooks = vector.hooks ?? {};
     const changes = [];
+    const stale = [];
     let audits = 0;
     // `together` steps hold approvals (a person deciding) so the order is the vector's.
     let held = null;
@@ -324,6 +330,7 @@ export async function runVector(AcpFs, original, backend) {
       },
       onDocumentWrite: () => hooks.documentWrite ?? 'buffer',
       onChange: (c) => changes.push(c),
+      onDocumentStale: (path) => stale.push(path),
       onAudit: () => {
         audits += 1;
       },
@@ -335,7 +342,7 @@ export async function runVector(AcpFs, original, backend) {
     const got = {};
     if (Array.isArray(vector.steps)) {
       if (typeof prepared.write !== 'function') return { skip: 'this backend cannot change files between steps' };
-      const failures = await runSteps(fs, vector.steps, prepared, changes, hold);
+      const failures = await runSteps(fs, vector.steps, prepared, changes, hold, stale);
       return { ...ran, got, failures: [...failures, ...(await check(vector, got, prepared, fs))] };
     }
     if (typeof vector.raw === 'string') {

@@ -193,7 +193,7 @@ impl HostOperation {
     /// The outcome of an operation whose own state cannot be trusted after a panic.
     fn broken(&self, message: String) -> Outcome {
         let error = AcpFsError::internal(message);
-        Outcome { audit: AuditEvent::failed(self.kind, &error), result: Err(error), change: None }
+        Outcome { audit: AuditEvent::failed(self.kind, &error), result: Err(error), change: None, stale_document: None }
     }
 
     /// An io as a host sees it: a write's bytes taken out to travel beside it.
@@ -216,14 +216,14 @@ impl HostOperation {
                     state.files = Default::default();
                 }
                 let reply = self.reply.as_ref().map(|r| r.to(&outcome));
-                let Outcome { result, change, audit } = *outcome;
+                let Outcome { result, change, stale_document, audit } = *outcome;
                 // The request's own end is what it reports, not a cancel or a step after it.
                 state.audit.get_or_insert(audit);
                 let (result, error) = match result {
                     Ok(r) => (Some(r), None),
                     Err(e) => (None, Some(e)),
                 };
-                HostStep::Done { done: Box::new(HostOutcome { result, error, change, reply }) }
+                HostStep::Done { done: Box::new(HostOutcome { result, error, change, stale_document, reply }) }
             }
         }
     }

@@ -8,7 +8,9 @@ use crate::record::ChangeRecord;
 use serde::Serialize;
 
 /// What a finished request produced, as a driver reports it: `{result}` or `{error}`, the
-/// change record (`null` unless a write succeeded), and for a request that came as a message
+/// change record (`null` unless a write succeeded), `staleDocument` (an open document the host
+/// said matches storage, found holding other text: the editor should reload it; absent
+/// otherwise), and for a request that came as a message
 /// (`dispatch`, `mcpDispatch`) the reply text to send. Its audit event is asked for apart
 /// ([`HostOperation::audit`](super::HostOperation::audit)): a host without an audit log does not pay for converting it.
 #[derive(Clone, Debug, Serialize)]
@@ -22,6 +24,9 @@ pub struct HostOutcome {
     #[cfg_attr(feature = "ts", ts(optional))]
     pub error: Option<AcpFsError>,
     pub change: Option<ChangeRecord>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub stale_document: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub reply: Option<String>,
@@ -82,6 +87,12 @@ impl HostOutcome {
     /// An `internal` error outcome, for a request the engine cannot answer for (it went on after
     /// its end, or the driver named one that is not there).
     pub(super) fn internal(message: impl Into<String>) -> HostOutcome {
-        HostOutcome { result: None, error: Some(AcpFsError::internal(message)), change: None, reply: None }
+        HostOutcome {
+            result: None,
+            error: Some(AcpFsError::internal(message)),
+            change: None,
+            stale_document: None,
+            reply: None,
+        }
     }
 }
