@@ -92,7 +92,9 @@ export class MapStorage {
       size: kind === 'file' ? this.files.get(path).length : 0,
       nlink: kind === 'file' ? this.nlink(path) : 1,
       // Every write stores a new array, so an array's first sighting is its version (semantics.md §9).
-      ...(kind === 'file' ? { mtimeMs: this.version(this.files.get(path)) } : {}),
+      // Only this storage moves it, so it is the change time too, as in the Rust MemoryStorage
+      // (semantics.md §8 "Line index").
+      ...(kind === 'file' ? { mtimeMs: this.version(this.files.get(path)), ctimeMs: this.version(this.files.get(path)) } : {}),
     };
   }
   #versions = new WeakMap();

@@ -40,7 +40,7 @@ HAND_WRITTEN = [
             "stale-crlf-merge": ["9.line-endings", "9.merge-clean"],
             "stale-saved-document-windowed": ["9.saved", "9.ledger-window"],
             "clean-buffer-outside-change-read": ["9.saved", "9.stale-document"],
-            "clean-buffer-outside-change-window-by-version": ["9.saved", "9.stale-window"],
+            "clean-buffer-outside-change-window-reads-storage": ["9.saved"],
             "clean-buffer-outside-change-window-cannot-tell": ["9.saved", "9.stale-window"],
             "clean-buffer-write-merges-outside-change": ["9.saved", "9.stale-document", "9.merge-clean"],
             "dirty-buffer-kept-over-outside-change": ["9.dirty-kept", "9.now"],
