@@ -59,9 +59,11 @@ describe('StorageIo open/readAt per storage shape', () => {
     map.addSpecial('/p/fifo');
     const session = new StorageIo(map);
     const { answer } = await session.perform({ op: 'open', root: '/p', path: '/p/a.txt' });
-    // The Map storage stamps each version of a file as its mtimeMs, as a disk's clock would.
-    const { modifiedMs, ...rest } = answer.metadata;
+    // The Map storage stamps each version of a file as its mtimeMs and its ctimeMs, as a disk's
+    // clock would; no inode, so no file id.
+    const { modifiedMs, changedMs, ...rest } = answer.metadata;
     assert.equal(typeof modifiedMs, 'number');
+    assert.equal(changedMs, modifiedMs);
     assert.deepEqual({ ...answer, metadata: rest }, { file: answer.file, metadata: { kind: 'file', size: 6, links: 1 } });
     assert.equal(text((await session.perform({ op: 'readAt', file: answer.file, offset: 2, length: 2 })).bytes), 'cd');
     assert.deepEqual((await session.perform({ op: 'open', root: '/p', path: '/p/fifo' })).answer.file, undefined);
