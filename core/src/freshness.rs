@@ -39,12 +39,13 @@ pub(crate) fn check(shared: &Shared, name: &AbsPath, doc: &Document, evidence: E
 /// The same text as far as an editor's buffer can tell: editors hold a file's lines with `\n`
 /// and without its byte order mark, so `\r\n` and a leading BOM do not make a difference.
 fn same_text(buffer: &str, stored: &str) -> bool {
-    let strip = |s: &str| s.strip_prefix('\u{FEFF}').unwrap_or(s).to_owned();
-    let (buffer, stored) = (strip(buffer), strip(stored));
-    if buffer.len() == stored.len() {
-        return buffer == stored;
-    }
-    buffer.replace("\r\n", "\n") == stored.replace("\r\n", "\n")
+    lines_as_lf(buffer).eq(lines_as_lf(stored))
+}
+
+/// The bytes of `text` without a leading BOM, each `\r\n` read as `\n`.
+fn lines_as_lf(text: &str) -> impl Iterator<Item = u8> + '_ {
+    let bytes = text.strip_prefix('\u{FEFF}').unwrap_or(text).as_bytes();
+    bytes.iter().enumerate().filter(move |&(i, &b)| !(b == b'\r' && bytes.get(i + 1) == Some(&b'\n'))).map(|(_, &b)| b)
 }
 
 #[cfg(test)]
@@ -58,5 +59,8 @@ mod tests {
         assert!(!same_text("a\nb\n", "a\nb\nc\n"));
         assert!(!same_text("a\nb\n", "a\nB\n"));
         assert!(!same_text("a\r\n", "a\n\n"));
+        // Equal lengths, endings in other places: still the same lines.
+        assert!(same_text("a\r\nb\n", "a\nb\r\n"));
+        assert!(!same_text("a\r\nb\n", "a\nb\r\nc"));
     }
 }
