@@ -56,6 +56,9 @@ function failure(code, message, path) {
 
 // The engine's code for "the disk moved after the check" (core host::classify): the agent gets
 // symlink_escape, as from the native disk, not a storage_error.
+/** Stats of something that is not a regular file, for an open that proved as much and no more. */
+const NOT_REGULAR = Object.freeze({ isFile: () => false, isDirectory: () => false, isSymbolicLink: () => false, size: 0, nlink: 1 });
+
 const raced = (path, what) =>
   failure('ERR_ACP_FS_ESCAPE', `refused: ${what} changed while it was opened (a symlink or rename raced the check)`, path);
 
@@ -199,13 +202,9 @@ export function fromNodeDisk(fs = builtinFs(), { procfs = true } = {}) {
     } catch (e) {
       if (e?.code === 'ELOOP') throw failure('ERR_ACP_FS_ESCAPE', 'refused to follow a symlink (swapped in after the check, or a loop)', path);
       // ENXIO from a read-only non-blocking open: a socket, or a device with no driver. Neither
-      // is a regular file, so its stats let the engine refuse it as not_a_file (semantics.md §3)
-      // rather than report a storage error; if a regular file took its place meanwhile, the
-      // open's own error stands.
-      if (e?.code === 'ENXIO') {
-        const stats = await fsp.lstat(path, { bigint: true }).catch(() => null);
-        if (stats !== null && !stats.isFile() && !stats.isSymbolicLink()) return { stats };
-      }
+      // is a regular file, which the open itself says: the engine refuses it as not_a_file
+      // (semantics.md §3), with no second lookup of the path, as the native disk does.
+      if (e?.code === 'ENXIO') return { stats: NOT_REGULAR };
       throw e;
     }
     try {
