@@ -27,16 +27,22 @@ pub(crate) struct Target {
 /// working directory, as Node's `process.cwd()` does on macOS (`/tmp` is `/private/tmp`), names
 /// files under the root's real path. Roots are resolved only when the names disagree, so a
 /// request under a root's own name costs no I/O here, and a root that cannot be resolved
-/// contains nothing beyond its name.
+/// contains nothing beyond its name. Answers the real root it resolved, if it had to, so that
+/// [`resolve`] does not resolve the roots again.
 pub(crate) async fn by_name(
     shared: &Shared,
     io: &Channel,
     roots: &[AbsPath],
     path: &AbsPath,
     writing: bool,
-) -> Result<(), AcpFsError> {
-    let inside = roots.iter().any(|r| path.starts_with(r))
-        || (shared.caps.symlinks == Symlinks::Resolvable && resolved_root_of(io, roots, path).await.is_some());
+) -> Result<Option<AbsPath>, AcpFsError> {
+    let mut real_root = None;
+    let inside = roots.iter().any(|r| path.starts_with(r)) || {
+        if shared.caps.symlinks == Symlinks::Resolvable {
+            real_root = resolved_root_of(io, roots, path).await;
+        }
+        real_root.is_some()
+    };
     if !inside {
         if shared.policy.options.zed_compat && !writing {
             return Err(AcpFsError::not_found(path.as_str()));
@@ -47,7 +53,7 @@ pub(crate) async fn by_name(
             "the path is outside the session's roots (cwd and additional directories)",
         ));
     }
-    deny(shared, path, path, writing)
+    deny(shared, path, path, writing).map(|()| real_root)
 }
 
 fn deny(shared: &Shared, checked: &AbsPath, requested: &AbsPath, writing: bool) -> Result<(), AcpFsError> {
@@ -57,11 +63,13 @@ fn deny(shared: &Shared, checked: &AbsPath, requested: &AbsPath, writing: bool) 
     }
 }
 
-/// Resolves `path` through the storage and checks that its real location is inside a root.
+/// Resolves `path` through the storage and checks that its real location is inside a root;
+/// `real_root` is the root [`by_name`] already resolved, if it did.
 pub(crate) async fn resolve(
     shared: &Shared,
     io: &Channel,
     roots: &[AbsPath],
+    real_root: Option<AbsPath>,
     path: AbsPath,
     writing: bool,
 ) -> Result<Target, AcpFsError> {
@@ -89,7 +97,8 @@ pub(crate) async fn resolve(
             };
             // A canonical path lexically under a root is physically under it (every component
             // of a canonical path is a real directory), so roots are resolved only when needed.
-            let root = match roots.iter().find(|r| real.starts_with(r)) {
+            let known = roots.iter().chain(&real_root).find(|r| real.starts_with(r));
+            let root = match known {
                 Some(root) => root.clone(),
                 None => match resolved_root_of(io, roots, &real).await {
                     Some(root) => root,

@@ -24,8 +24,8 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
     let opts = &shared.policy.options;
     let p = params::read(&params, opts.lenient_params)?;
     let roots = shared.roots(&p.session_id)?;
-    contain::by_name(&shared, &io, &roots, &p.path, false).await?;
-    let target = contain::resolve(&shared, &io, &roots, p.path, false).await?;
+    let real_root = contain::by_name(&shared, &io, &roots, &p.path, false).await?;
+    let target = contain::resolve(&shared, &io, &roots, real_root, p.path, false).await?;
     let window = Window::new(u64::from(p.line), p.limit.map(u64::from), opts.max_read_bytes);
     // What the agent will have seen, for the read ledger (semantics.md §9).
     let (whole_file, mut seen, mut document) = (window.is_whole_file(), None, None);

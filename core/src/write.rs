@@ -35,11 +35,11 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
     let opts = &shared.policy.options;
     let p = params::write(&params, opts.lenient_params)?;
     let roots = shared.roots(&p.session_id)?;
-    contain::by_name(&shared, &io, &roots, &p.path, true).await?;
+    let real_root = contain::by_name(&shared, &io, &roots, &p.path, true).await?;
     if p.content.len() as u64 > opts.max_write_bytes {
         return Err(too_large(&p.path, opts.max_write_bytes, "the content is larger than maxWriteBytes"));
     }
-    let target = contain::resolve(&shared, &io, &roots, p.path, true).await?;
+    let target = contain::resolve(&shared, &io, &roots, real_root, p.path, true).await?;
     let requested = &target.requested;
 
     // One write at a time per real path (semantics.md §9): everything below, from reading what

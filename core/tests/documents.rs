@@ -50,3 +50,31 @@ fn a_clean_document_the_user_edits_is_the_buffer_again() {
     let out = read(&fs, &storage, json!({}));
     assert_eq!((content(&out), out.stale_document), ("typed\n".to_owned(), None));
 }
+
+/// A path under a root's real path (macOS `/tmp` → `/private/tmp`): the roots are resolved
+/// once, by the name check, and the containment check uses that root (semantics.md §8).
+#[test]
+fn a_path_under_a_roots_real_path_resolves_the_root_once() {
+    use acp_fs::{Io, OpenFiles, Step};
+    let storage = MemoryStorage::new();
+    storage.put("/real/project/a.txt", "real\n");
+    storage.symlink("/project", "/real/project");
+    let fs = AcpFs::new(Options::default(), storage.caps()).unwrap();
+    fs.open_session("s", "/project", &[]).unwrap();
+    let mut op = fs.read_text_file(json!({"sessionId": "s", "path": "/real/project/a.txt"}));
+    let (mut files, mut resolved) = (OpenFiles::default(), Vec::new());
+    let mut step = op.start();
+    let outcome = loop {
+        match step {
+            Step::Io(io) => {
+                if let Io::RealPath { path } = &io {
+                    resolved.push(path.clone());
+                }
+                step = op.resume(acp_fs::perform(&storage, &DefaultHost, &mut files, io));
+            }
+            Step::Done(outcome) => break outcome,
+        }
+    };
+    assert_eq!(content(&outcome), "real\n");
+    assert_eq!(resolved.iter().filter(|p| p.as_str() == "/project").count(), 1, "real paths asked: {resolved:?}");
+}
