@@ -47,12 +47,6 @@ impl HostOperation {
                         }
                     }
                 }
-                // A stop that came while the last io ran: nothing changed, so the request is
-                // cancelled, whatever that io found ("a cancel ends a request at once while it
-                // reads", semantics.md §6). The driver raced the abort and is waiting for this.
-                Step::Done(_) if running && self.cancelled.load(Ordering::SeqCst) && !state.changed => {
-                    return self.cancel_unchanged(&mut state);
-                }
                 done @ Step::Done(_) => {
                     state.ended_on_disk = running;
                     let step = self.to_host(&mut state, done);
@@ -69,7 +63,7 @@ impl HostOperation {
 impl HostOperation {
     /// The step [`run_on_disk`](Self::run_on_disk) ended with, as the driver receives it: the
     /// binding calls this on the JS thread when the pool's work comes back. A stop that came
-    /// after the loop's last io, but before the driver saw the end, still cancels a request that
+    /// during or after the loop's last io, but before the driver saw the end, still cancels a request that
     /// changed nothing (semantics.md §6: a cancel ends a request at once while it reads). Nobody
     /// has seen that end yet, so it is replaced, audit event included.
     pub fn settle(&self, step: HostStep) -> HostStep {
@@ -81,14 +75,9 @@ impl HostOperation {
             return step;
         }
         state.audit = None;
-        self.cancel_unchanged(&mut state)
-    }
-
-    /// Ends a request that changed nothing as cancelled.
-    fn cancel_unchanged(&self, state: &mut super::operation::State) -> HostStep {
         let cancelled = AcpFsError::cancelled();
-        let step = self.guarded(state, |op| Step::Done(Box::new(op.fail(cancelled))));
-        self.to_host(state, step)
+        let step = self.guarded(&mut state, |op| Step::Done(Box::new(op.fail(cancelled))));
+        self.to_host(&mut state, step)
     }
 }
 
@@ -144,9 +133,9 @@ mod tests {
         let first = op.step(None, None);
         assert!(matches!(first, HostStep::Io { io: Io::Open { .. }, .. }), "{first:?}");
         op.stop();
-        // An answer that ends the read with no further io.
+        // An answer that ends the read with no further io; the binding settles what comes back.
         let end = op.run_on_disk(Some(Ok(HostAnswer::storage_error("the disk answered late"))));
-        let done = super::super::fixtures::done(end);
+        let done = super::super::fixtures::done(op.settle(end));
         assert_eq!(done.error.map(|e| e.code), Some(crate::codes::REQUEST_CANCELLED));
         assert_eq!(op.audit().unwrap().outcome, "cancelled");
     }
