@@ -8,6 +8,7 @@
 //! Storages that report no change time get no entry. The whole index
 //! is bounded by `lineIndexBytes`; the least recently used entries go first.
 
+use crate::storage::Metadata;
 use crate::window::Checkpoint;
 use std::collections::HashMap;
 
@@ -31,10 +32,16 @@ pub(crate) struct Identity {
 
 impl Identity {
     /// The version `meta` names, if the storage reports a change time to prove it by.
-    pub fn of(meta: &crate::storage::Metadata) -> Option<Identity> {
+    pub fn of(meta: &Metadata) -> Option<Identity> {
         let changed = meta.changed?;
         Some(Identity { size: meta.size, modified: meta.modified, changed, file_id: meta.file_id })
     }
+}
+
+/// Whether two answers of the storage name the same version of a file: every part of a version
+/// the storage reported agrees (an [`Identity`], where a change time proves it).
+pub(crate) fn same_version(a: &Metadata, b: &Metadata) -> bool {
+    (a.size, a.modified, a.changed, a.file_id) == (b.size, b.modified, b.changed, b.file_id)
 }
 
 /// Where a window may start instead of the top of the file.

@@ -1,7 +1,7 @@
 //! Edits that never clobber (semantics.md §9): what each session's agent saw of each file (the
 //! read ledger), the stale-write rule, and one write at a time per real path (turns).
 
-use crate::index::Identity;
+use crate::index::{same_version, Identity};
 use crate::path::{AbsPath, Style};
 use crate::storage::Metadata;
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -18,11 +18,10 @@ pub(crate) enum Seen {
     Text(Arc<str>),
     /// The whole text, too large to keep: only "changed or not" can be told.
     Digest { len: u64, hash: u64 },
-    /// A window of a file read from storage: the file's identity then (semantics.md §9): its
-    /// size, and the times and file id the storage reported. No modification time means
-    /// "cannot tell", which counts as changed; a change time or file id, where the storage
-    /// reports one, must match too, since a modification time can be set back.
-    Identity { size: u64, modified: Option<u64>, changed: Option<u64>, file_id: Option<u64> },
+    /// A window of a file read from storage: what the storage said of the file then
+    /// (semantics.md §9), compared by [`same_version`]. No modification time means "cannot
+    /// tell", which counts as changed.
+    Identity(Metadata),
 }
 
 impl Seen {
@@ -31,16 +30,14 @@ impl Seen {
     }
 
     pub fn identity(meta: &Metadata) -> Seen {
-        Seen::Identity { size: meta.size, modified: meta.modified, changed: meta.changed, file_id: meta.file_id }
+        Seen::Identity(*meta)
     }
 
     /// The version of the file this names, when the storage reported one it can prove (a
     /// change time: semantics.md §8 "Line index").
     pub fn version(&self) -> Option<Identity> {
-        match *self {
-            Seen::Identity { size, modified, changed: Some(changed), file_id } => {
-                Some(Identity { size, modified, changed, file_id })
-            }
+        match self {
+            Seen::Identity(meta) => Identity::of(meta),
             _ => None,
         }
     }
@@ -208,10 +205,8 @@ pub(crate) fn changed(seen: &Seen, seen_doc: Option<u64>, now: &Current<'_>) -> 
     match seen {
         Seen::Text(base) => **base != *text,
         Seen::Digest { len, hash: h } => *len != text.len() as u64 || *h != hash(text.as_bytes()),
-        Seen::Identity { size, modified, changed, file_id } => match (&now.meta, modified) {
-            (Some(meta), Some(m)) => {
-                meta.size != *size || meta.modified != Some(*m) || meta.changed != *changed || meta.file_id != *file_id
-            }
+        Seen::Identity(then) => match &now.meta {
+            Some(meta) if then.modified.is_some() => !same_version(then, meta),
             // No modification time, or a buffer whose relation to storage is unknown: the
             // engine cannot prove nothing changed, so it says it did.
             _ => true,

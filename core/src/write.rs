@@ -207,7 +207,7 @@ fn stale(requested: &AbsPath, mode: OnConflict, seen: &Seen) -> AcpFsError {
         (OnConflict::Reject, _) => "the file changed since you read it (onConflict: reject)",
         (_, Seen::Text(_)) => "the file changed since you read it and those changes overlap your edit",
         (_, Seen::Digest { .. }) => "the file changed since you read it, and it was too large to keep a merge base",
-        (_, Seen::Identity { .. }) => "the file changed since you read part of it (a windowed read cannot be merged)",
+        (_, Seen::Identity(_)) => "the file changed since you read part of it (a windowed read cannot be merged)",
     };
     AcpFsError::denied(
         ErrorKind::StaleWrite,
