@@ -6,7 +6,7 @@
 use acp_fs::{AcpFs, DefaultHost, DiskStorage, Options, Storage, StorageErrorKind};
 use serde_json::json;
 use std::fs;
-use std::os::unix::fs::symlink;
+use std::os::unix::fs::{symlink, FileTypeExt};
 use std::os::unix::net::UnixListener;
 use std::path::PathBuf;
 use tempfile::TempDir;
@@ -45,18 +45,7 @@ fn a_socket_inside_the_root_is_not_a_file() {
         &DefaultHost,
     );
     assert_eq!(out.result.unwrap_err().data["errorKind"], "not_a_file");
-    assert!(fs::symlink_metadata(&sock).unwrap().file_type().is_socket_like());
-}
-
-/// What std calls a socket, without a platform-specific import in the assertion above.
-trait SocketLike {
-    fn is_socket_like(&self) -> bool;
-}
-impl SocketLike for fs::FileType {
-    fn is_socket_like(&self) -> bool {
-        use std::os::unix::fs::FileTypeExt;
-        self.is_socket()
-    }
+    assert!(fs::symlink_metadata(&sock).unwrap().file_type().is_socket());
 }
 
 /// The engine checked `project/a/` (a real directory); then `a` became a symlink to

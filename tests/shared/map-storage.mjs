@@ -85,6 +85,7 @@ export class MapStorage {
           ? 'dir'
           : null;
     if (kind === null) throw enoent(path, 'stat');
+    const version = kind === 'file' ? this.version(this.files.get(path)) : undefined;
     return {
       isFile: () => kind === 'file',
       isDirectory: () => kind === 'dir',
@@ -94,7 +95,7 @@ export class MapStorage {
       // Every write stores a new array, so an array's first sighting is its version (semantics.md §9).
       // Only this storage moves it, so it is the change time too, as in the Rust MemoryStorage
       // (semantics.md §8 "Line index").
-      ...(kind === 'file' ? { mtimeMs: this.version(this.files.get(path)), ctimeMs: this.version(this.files.get(path)) } : {}),
+      ...(kind === 'file' ? { mtimeMs: version, ctimeMs: version } : {}),
     };
   }
   #versions = new WeakMap();
