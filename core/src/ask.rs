@@ -8,7 +8,7 @@ use crate::bytes::Bytes;
 use crate::io::{Answer, FileId, Io};
 use crate::ledger::Turn;
 use crate::record::{ChangeRecord, DocumentWrite};
-use crate::storage::{FileKind, Metadata, StorageError, StorageErrorKind};
+use crate::storage::{DirEntry, FileKind, Metadata, StorageError, StorageErrorKind};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -104,6 +104,30 @@ impl Channel {
         self.ask_storage(io, done).await
     }
 
+    /// The entries of the directory `path` under `root`.
+    #[allow(dead_code, reason = "asked by the MCP file tools, which land next")]
+    pub async fn list(&self, root: &str, path: &str) -> Result<Vec<DirEntry>, StorageError> {
+        self.ask_storage(Io::List { root: root.to_owned(), path: path.to_owned() }, |answer| match answer {
+            Answer::Entries(entries) => Ok(entries),
+            other => Err(other),
+        })
+        .await
+    }
+
+    /// Moves `from` to `to` under `root`, never replacing what is at `to`.
+    #[allow(dead_code, reason = "asked by the MCP file tools, which land next")]
+    pub async fn rename(&self, root: &str, from: &str, to: &str) -> Result<(), StorageError> {
+        let io = Io::Rename { root: root.to_owned(), from: from.to_owned(), to: to.to_owned() };
+        self.ask_storage(io, done).await
+    }
+
+    /// Creates the one directory `path` under `root`.
+    #[allow(dead_code, reason = "asked by the MCP file tools, which land next")]
+    pub async fn make_dir(&self, root: &str, path: &str) -> Result<(), StorageError> {
+        let io = Io::MakeDir { root: root.to_owned(), path: path.to_owned() };
+        self.ask_storage(io, done).await
+    }
+
     // Approvals, document decisions and turns come from the host, not from storage: they go
     // through `ask`, which takes no error answer.
 
@@ -188,6 +212,9 @@ fn name(io: &Io) -> &'static str {
         Io::Approve { .. } => "approve",
         Io::Wait { .. } => "wait",
         Io::WriteDocument { .. } => "write_document",
+        Io::List { .. } => "list",
+        Io::Rename { .. } => "rename",
+        Io::MakeDir { .. } => "make_dir",
     }
 }
 
@@ -202,6 +229,7 @@ fn unexpected(what: &str, answer: &Answer) -> StorageError {
         Answer::Done => "done".to_owned(),
         Answer::Approved(_) => "an approval".to_owned(),
         Answer::Document(_) => "a document decision".to_owned(),
+        Answer::Entries(entries) => format!("{} directory entries", entries.len()),
         Answer::Err(_) => "an error".to_owned(),
     };
     StorageError::new(StorageErrorKind::Other, format!("driver answered {what} with {kind}"))

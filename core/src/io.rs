@@ -3,7 +3,7 @@
 use crate::bytes::Bytes;
 use crate::ledger::Turn;
 use crate::record::{ChangeRecord, DocumentWrite};
-use crate::storage::{Metadata, StorageError};
+use crate::storage::{DirEntry, Metadata, StorageError};
 
 /// An open file of one operation, numbered by the driver in the order it opened them. The
 /// driver closes every file of an operation when the operation ends.
@@ -67,13 +67,22 @@ pub enum Io {
     /// A write of `text` targets the open document at `path`: ask the host what to do with it
     /// ([`Answer::Document`]).
     WriteDocument { path: String, text: String },
+    /// The entries of the directory at `path` below `root` ([`Answer::Entries`]).
+    List { root: String, path: String },
+    /// Move `from` to `to` below `root`, never replacing what is at `to` ([`Answer::Done`]).
+    Rename { root: String, from: String, to: String },
+    /// Create the one directory `path` below `root` ([`Answer::Done`]).
+    MakeDir { root: String, path: String },
 }
 
 impl Io {
     /// Whether performing it changes files or an open buffer. Once such an io has started, the
     /// request runs to its end: a request reported cancelled has changed nothing (semantics.md §6).
     pub fn changes(&self) -> bool {
-        matches!(self, Io::MakeDirs { .. } | Io::Write { .. } | Io::WriteDocument { .. })
+        matches!(
+            self,
+            Io::MakeDirs { .. } | Io::Write { .. } | Io::WriteDocument { .. } | Io::Rename { .. } | Io::MakeDir { .. }
+        )
     }
 }
 
@@ -105,6 +114,8 @@ pub enum Answer {
     Approved(bool),
     /// The host's choice for [`Io::WriteDocument`].
     Document(DocumentWrite),
+    /// What [`Io::List`] found.
+    Entries(Vec<DirEntry>),
     /// The storage failed; the operation turns it into the request's error.
     Err(StorageError),
 }
@@ -132,6 +143,11 @@ impl From<Vec<u8>> for Answer {
 impl From<Bytes> for Answer {
     fn from(b: Bytes) -> Answer {
         Answer::Bytes(b)
+    }
+}
+impl From<Vec<DirEntry>> for Answer {
+    fn from(e: Vec<DirEntry>) -> Answer {
+        Answer::Entries(e)
     }
 }
 impl From<()> for Answer {

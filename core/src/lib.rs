@@ -89,7 +89,7 @@ pub use bytes::Bytes;
 pub use disk::DiskStorage;
 pub use memory::MemoryStorage;
 pub use storage::{
-    AsyncHost, AsyncStorage, DefaultHost, FileKind, Host, Metadata, Storage, StorageCaps, StorageError,
+    AsyncHost, AsyncStorage, DefaultHost, DirEntry, FileKind, Host, Metadata, Storage, StorageCaps, StorageError,
     StorageErrorKind, Symlinks,
 };
 

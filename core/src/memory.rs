@@ -55,7 +55,7 @@ impl Default for MemoryStorage {
 impl MemoryStorage {
     /// An empty storage that can do everything ([`StorageCaps::FULL`]).
     pub fn new() -> MemoryStorage {
-        MemoryStorage::with_caps(StorageCaps::FULL)
+        MemoryStorage::with_caps(StorageCaps { list: false, rename: false, make_dir: false, ..StorageCaps::FULL })
     }
 
     /// A storage that advertises (and only does) `caps`.

@@ -18,7 +18,9 @@ pub(crate) fn storage_error(e: StorageError, path: &AbsPath) -> AcpFsError {
             format!("the path changed after it was checked and was refused ({})", e.message),
         ),
         StorageErrorKind::IsADirectory => AcpFsError::denied(ErrorKind::NotAFile, p, "the path is a directory"),
-        StorageErrorKind::Unsupported | StorageErrorKind::Other => AcpFsError::storage(p, &e.message),
+        StorageErrorKind::AlreadyExists | StorageErrorKind::Unsupported | StorageErrorKind::Other => {
+            AcpFsError::storage(p, &e.message)
+        }
     }
 }
 

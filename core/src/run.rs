@@ -70,6 +70,12 @@ pub fn perform<S: Storage>(storage: &S, host: &impl Host, files: &mut OpenFiles<
             Answer::Done
         }
         Io::WriteDocument { path, text } => Answer::Document(host.write_document(&path, &text)),
+        Io::List { root, path } => storage.list(&root, &path).into(),
+        Io::Rename { root, from, to } => {
+            files.close_all();
+            storage.rename(&root, &from, &to).into()
+        }
+        Io::MakeDir { root, path } => storage.make_dir(&root, &path).into(),
     }
 }
 
@@ -117,6 +123,12 @@ pub async fn run_async<S: AsyncStorage>(mut op: Operation, storage: &S, host: &i
                         Answer::Done
                     }
                     Io::WriteDocument { path, text } => Answer::Document(host.write_document(&path, &text).await),
+                    Io::List { root, path } => storage.list(&root, &path).await.into(),
+                    Io::Rename { root, from, to } => {
+                        files.close_all();
+                        storage.rename(&root, &from, &to).await.into()
+                    }
+                    Io::MakeDir { root, path } => storage.make_dir(&root, &path).await.into(),
                 };
                 op.resume(answer)
             }

@@ -45,6 +45,16 @@ pub struct Metadata {
     pub file_id: Option<u64>,
 }
 
+/// One entry of a directory listing ([`Storage::list`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DirEntry {
+    /// The entry's name in its directory (one path component, never `.` or `..`).
+    pub name: String,
+    /// What the entry is, described without following a symlink (lstat): a link is listed as
+    /// a link, so nothing outside the roots is described through it.
+    pub meta: Metadata,
+}
+
 impl Metadata {
     /// Metadata of something with one link (every storage without hard links).
     pub const fn new(kind: FileKind, size: u64) -> Metadata {
@@ -67,6 +77,9 @@ pub enum StorageErrorKind {
     IsADirectory,
     /// A parent of the path is not a directory: for a read the file does not exist.
     NotADirectory,
+    /// Something already exists where a directory was to be made or a file moved to: a move
+    /// never replaces what is there.
+    AlreadyExists,
     /// The storage cannot do this at all (`storage_error`).
     Unsupported,
     /// Any other failure (`storage_error`, with the message).
@@ -116,7 +129,10 @@ pub enum Symlinks {
 }
 
 /// What a storage can do; the engine plans its I/O from this: whether it has symlinks, and
-/// whether it can `write` files and make directories (`makeDirs`) beside the two below.
+/// whether it can `write` files and make directories (`makeDirs`) beside the two below. `list`
+/// (directory listings), `rename` (moves) and `makeDir` (one directory, not its parents) are
+/// what the MCP file tools need beyond reads and writes: a storage without one gets the tools
+/// that need it left out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
@@ -133,15 +149,34 @@ pub struct StorageCaps {
     pub ranged_reads: bool,
     pub write: bool,
     pub make_dirs: bool,
+    pub list: bool,
+    pub rename: bool,
+    pub make_dir: bool,
 }
 
 impl StorageCaps {
     /// Everything: a real disk or a full virtual file system.
-    pub const FULL: StorageCaps =
-        StorageCaps { symlinks: Symlinks::Resolvable, stat: true, ranged_reads: true, write: true, make_dirs: true };
+    pub const FULL: StorageCaps = StorageCaps {
+        symlinks: Symlinks::Resolvable,
+        stat: true,
+        ranged_reads: true,
+        write: true,
+        make_dirs: true,
+        list: true,
+        rename: true,
+        make_dir: true,
+    };
     /// Only whole-file reads.
-    pub const READ_ONLY_MINIMAL: StorageCaps =
-        StorageCaps { symlinks: Symlinks::None, stat: false, ranged_reads: false, write: false, make_dirs: false };
+    pub const READ_ONLY_MINIMAL: StorageCaps = StorageCaps {
+        symlinks: Symlinks::None,
+        stat: false,
+        ranged_reads: false,
+        write: false,
+        make_dirs: false,
+        list: false,
+        rename: false,
+        make_dir: false,
+    };
 }
 
 fn unsupported<T>(what: &str) -> Result<T, StorageError> {
@@ -195,6 +230,25 @@ pub trait Storage {
         let _ = (root, path, bytes);
         unsupported("write")
     }
+    /// The entries of the directory at `path` below `root`, in any order, without `.` and `..`,
+    /// each described without following it. A storage shared with someone who can move things
+    /// lists through a handle of the directory opened below `root` (no symlink on the way).
+    fn list(&self, root: &str, path: &str) -> Result<Vec<DirEntry>, StorageError> {
+        let _ = (root, path);
+        unsupported("list")
+    }
+    /// Moves `from` to `to`, both below `root`; `AlreadyExists` when something is at `to`
+    /// (never replaced). The parent of `to` exists.
+    fn rename(&self, root: &str, from: &str, to: &str) -> Result<(), StorageError> {
+        let _ = (root, from, to);
+        unsupported("rename")
+    }
+    /// Creates the one directory `path` below `root` (its parent exists); `AlreadyExists` when
+    /// anything is there.
+    fn make_dir(&self, root: &str, path: &str) -> Result<(), StorageError> {
+        let _ = (root, path);
+        unsupported("make_dir")
+    }
 }
 
 /// The async twin of [`Storage`], for hosts whose storage is async (OPFS, IndexedDB, a remote
@@ -237,6 +291,21 @@ pub trait AsyncStorage {
     async fn write(&self, root: &str, path: &str, bytes: &[u8]) -> Result<(), StorageError> {
         let _ = (root, path, bytes);
         unsupported("write")
+    }
+    /// As [`Storage::list`].
+    async fn list(&self, root: &str, path: &str) -> Result<Vec<DirEntry>, StorageError> {
+        let _ = (root, path);
+        unsupported("list")
+    }
+    /// As [`Storage::rename`].
+    async fn rename(&self, root: &str, from: &str, to: &str) -> Result<(), StorageError> {
+        let _ = (root, from, to);
+        unsupported("rename")
+    }
+    /// As [`Storage::make_dir`].
+    async fn make_dir(&self, root: &str, path: &str) -> Result<(), StorageError> {
+        let _ = (root, path);
+        unsupported("make_dir")
     }
 }
 

@@ -17,7 +17,7 @@ export type HostAnswer = { error?: HostError, metadata?: HostMetadata,
 /**
  * The driver's number for the file `open` opened; `null` when it opened none.
  */
-file?: number | null, path?: string, bytes?: true, done?: true, approved?: boolean, document?: DocumentWrite, };
+file?: number | null, path?: string, bytes?: true, done?: true, approved?: boolean, document?: DocumentWrite, entries?: Array<HostEntry>, };
 
 export type HostError = { code?: string, name?: string, message?: string, };
 
@@ -36,7 +36,7 @@ export type HostDispatch = { "kind": "notMine" } | { "kind": "reply", reply: str
 
 export type HostRequest = { method: 'fs/read_text_file' | 'fs/write_text_file', params: { sessionId: string; path: string; [k: string]: unknown }, } | { error: AcpFsError, };
 
-export type Io = { "op": "stat", path: string, follow: boolean, } | { "op": "realPath", path: string, } | { "op": "readAll", path: string, } | { "op": "open", root: string, path: string, head: number, } | { "op": "readAt", file: number, offset: number, length: number, } | { "op": "makeDirs", root: string, path: string, } | { "op": "write", root: string, path: string, } | { "op": "approve", change: ChangeRecord, } | { "op": "wait", path: string, } | { "op": "writeDocument", path: string, text: string, };
+export type Io = { "op": "stat", path: string, follow: boolean, } | { "op": "realPath", path: string, } | { "op": "readAll", path: string, } | { "op": "open", root: string, path: string, head: number, } | { "op": "readAt", file: number, offset: number, length: number, } | { "op": "makeDirs", root: string, path: string, } | { "op": "write", root: string, path: string, } | { "op": "approve", change: ChangeRecord, } | { "op": "wait", path: string, } | { "op": "writeDocument", path: string, text: string, } | { "op": "list", root: string, path: string, } | { "op": "rename", root: string, from: string, to: string, } | { "op": "makeDir", root: string, path: string, };
 
 export type AcpFsError = { kind: ErrorKind, code: number, message: string, data: JsonValue, };
 
@@ -94,7 +94,7 @@ stat: boolean,
  * `open` and `read_at` work: windows stream instead of reading whole files, and every
  * range of a request comes from one open file.
  */
-rangedReads: boolean, write: boolean, makeDirs: boolean, };
+rangedReads: boolean, write: boolean, makeDirs: boolean, list: boolean, rename: boolean, makeDir: boolean, };
 
 export type Symlinks = "none" | "resolvable" | "unresolvable";
 

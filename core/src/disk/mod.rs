@@ -132,7 +132,7 @@ impl Storage for DiskStorage {
     type File = File;
 
     fn caps(&self) -> StorageCaps {
-        StorageCaps::FULL
+        StorageCaps { list: false, rename: false, make_dir: false, ..StorageCaps::FULL }
     }
 
     fn stat(&self, path: &str, follow: bool) -> Result<Metadata, StorageError> {

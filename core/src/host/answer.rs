@@ -3,12 +3,12 @@
 
 use crate::io::{Answer, FileId};
 use crate::record::DocumentWrite;
-use crate::storage::{FileKind, Metadata, StorageError, StorageErrorKind};
+use crate::storage::{DirEntry, FileKind, Metadata, StorageError, StorageErrorKind};
 use serde::Deserialize;
 
 /// An answer to an [`Io`](crate::Io), as a driver sends it: one of `{metadata, file?}` (an open may add
 /// `bytes: true`, its head beside it), `{path}`, `{bytes: true}` (the bytes beside it),
-/// `{done: true}`, `{approved}`, `{document}` or `{error}`. Host error codes and names
+/// `{done: true}`, `{approved}`, `{document}`, `{entries}` (a listing) or `{error}`. Host error codes and names
 /// (`ENOENT`, `NotFoundError`, …) are classified here, once, for every binding.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -32,6 +32,16 @@ pub struct HostAnswer {
     pub approved: Option<bool>,
     #[cfg_attr(feature = "ts", ts(optional))]
     pub document: Option<DocumentWrite>,
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub entries: Option<Vec<HostEntry>>,
+}
+
+/// One entry of a listing: its name and what a stat that does not follow it found.
+#[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct HostEntry {
+    pub name: String,
+    pub metadata: HostMetadata,
 }
 
 impl<'de> Deserialize<'de> for HostAnswer {
@@ -105,6 +115,20 @@ pub struct HostMetadata {
     pub file_id: Option<String>,
 }
 
+impl HostMetadata {
+    fn into_metadata(self) -> Result<Metadata, String> {
+        let count = |n: f64, what: &str| if n >= 0.0 { Ok(n) } else { Err(format!("metadata.{what} is negative")) };
+        Ok(Metadata {
+            kind: self.kind,
+            size: count(self.size, "size")? as u64,
+            links: self.links.map_or(Ok(1.0), |l| count(l, "links"))? as u64,
+            modified: self.modified_ms.map(|t| count(t, "modifiedMs")).transpose()?.map(|t| (t * 1e6) as u64),
+            changed: self.changed_ms.map(|t| count(t, "changedMs")).transpose()?.map(|t| (t * 1e6) as u64),
+            file_id: self.file_id.as_deref().map(fold_id),
+        })
+    }
+}
+
 /// A host's `fileId` string as the engine's number: equal strings give equal numbers (FNV-1a),
 /// which is all a file id is compared for.
 fn fold_id(id: &str) -> u64 {
@@ -140,15 +164,7 @@ impl HostAnswer {
             return Ok(Answer::Err(StorageError::new(kind, message)));
         }
         if let Some(m) = self.metadata {
-            let count = |n: f64, what: &str| if n >= 0.0 { Ok(n) } else { Err(format!("metadata.{what} is negative")) };
-            let meta = Metadata {
-                kind: m.kind,
-                size: count(m.size, "size")? as u64,
-                links: m.links.map_or(Ok(1.0), |l| count(l, "links"))? as u64,
-                modified: m.modified_ms.map(|t| count(t, "modifiedMs")).transpose()?.map(|t| (t * 1e6) as u64),
-                changed: m.changed_ms.map(|t| count(t, "changedMs")).transpose()?.map(|t| (t * 1e6) as u64),
-                file_id: m.file_id.as_deref().map(fold_id),
-            };
+            let meta = m.into_metadata()?;
             let head = match (self.bytes, bytes) {
                 (None, _) => None,
                 (Some(_), Some(head)) => Some(head.into()),
@@ -175,6 +191,16 @@ impl HostAnswer {
         if let Some(document) = self.document {
             return Ok(Answer::Document(document));
         }
+        if let Some(entries) = self.entries {
+            let entries = entries.into_iter().map(|e| {
+                let name_ok = !e.name.is_empty() && e.name != "." && e.name != ".." && !e.name.contains(['/', '\0']);
+                match name_ok {
+                    true => Ok(DirEntry { meta: e.metadata.into_metadata()?, name: e.name }),
+                    false => Err(format!("entries: {:?} is not a name in a directory", e.name)),
+                }
+            });
+            return entries.collect::<Result<_, _>>().map(Answer::Entries);
+        }
         Err("it answers nothing".into())
     }
 }
@@ -190,6 +216,7 @@ pub fn classify(code: &str, name: &str) -> StorageErrorKind {
         }
         ("EISDIR" | "FileIsADirectory", _) | (_, "TypeMismatchError") => StorageErrorKind::IsADirectory,
         ("ENOTDIR" | "FileNotADirectory", _) => StorageErrorKind::NotADirectory,
+        ("EEXIST" | "ENOTEMPTY" | "FileExists", _) | (_, "InvalidModificationError") => StorageErrorKind::AlreadyExists,
         ("ENOSYS" | "ENOTSUP" | "Unavailable", _) | (_, "NotSupportedError") => StorageErrorKind::Unsupported,
         _ => StorageErrorKind::Other,
     }
@@ -264,6 +291,20 @@ mod tests {
         ] {
             assert!(answer(bad.clone(), None).is_err(), "{bad} is malformed");
         }
+        let listing = json!({"entries": [{"name": "a.txt", "metadata": {"kind": "file", "size": 3}},
+                                         {"name": "l", "metadata": {"kind": "symlink", "size": 1}}]});
+        assert_eq!(
+            answer(listing, None).unwrap(),
+            Answer::Entries(vec![
+                DirEntry { name: "a.txt".into(), meta: Metadata::new(file, 3) },
+                DirEntry { name: "l".into(), meta: Metadata::new(FileKind::Symlink, 1) },
+            ])
+        );
+        // A listing names entries of one directory: never a path, never the directory itself.
+        for name in ["", ".", "..", "a/b", "a\0b"] {
+            let bad = json!({"entries": [{"name": name, "metadata": {"kind": "file", "size": 0}}]});
+            assert!(answer(bad, None).is_err(), "{name:?} is not an entry name");
+        }
         // Head bytes only come with a file that was opened.
         let headless = json!({"file": null, "metadata": {"kind": "file", "size": 3}, "bytes": true});
         assert!(answer(headless, Some(b"abc".to_vec())).is_err());
@@ -277,6 +318,8 @@ mod tests {
             ("EACCES", "", StorageErrorKind::PermissionDenied),
             ("", "TypeMismatchError", StorageErrorKind::IsADirectory),
             ("ENOTDIR", "", StorageErrorKind::NotADirectory),
+            ("EEXIST", "", StorageErrorKind::AlreadyExists),
+            ("", "InvalidModificationError", StorageErrorKind::AlreadyExists),
             ("ERR_ACP_FS_ESCAPE", "", StorageErrorKind::SymlinkEscape),
             ("EIO", "Error", StorageErrorKind::Other),
         ] {

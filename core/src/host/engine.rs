@@ -210,6 +210,9 @@ fn storage_caps(value: &Value) -> Result<StorageCaps, AcpFsError> {
         ranged_reads: flag("rangedReads"),
         write: flag("write"),
         make_dirs: flag("makeDirs"),
+        list: flag("list"),
+        rename: flag("rename"),
+        make_dir: flag("makeDir"),
     })
 }
 
@@ -290,7 +293,8 @@ mod tests {
         assert_eq!(info["internal"]["message"], "Internal error: {message}");
         assert_eq!(
             info["fullCaps"],
-            json!({"symlinks": "resolvable", "stat": true, "rangedReads": true, "write": true, "makeDirs": true})
+            json!({"symlinks": "resolvable", "stat": true, "rangedReads": true, "write": true, "makeDirs": true,
+                   "list": false, "rename": false, "makeDir": false})
         );
     }
 }
