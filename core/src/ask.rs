@@ -128,6 +128,12 @@ impl Channel {
         self.ask_storage(io, done).await
     }
 
+    /// Removes the empty directory `path` under `root`.
+    pub async fn remove_dir(&self, root: &str, path: &str) -> Result<(), StorageError> {
+        let io = Io::RemoveDir { root: root.to_owned(), path: path.to_owned() };
+        self.ask_storage(io, done).await
+    }
+
     // Approvals, document decisions and turns come from the host, not from storage: they go
     // through `ask`, which takes no error answer.
 
@@ -215,6 +221,7 @@ fn name(io: &Io) -> &'static str {
         Io::List { .. } => "list",
         Io::Rename { .. } => "rename",
         Io::MakeDir { .. } => "make_dir",
+        Io::RemoveDir { .. } => "remove_dir",
     }
 }
 

@@ -73,6 +73,9 @@ pub enum Io {
     Rename { root: String, from: String, to: String },
     /// Create the one directory `path` below `root` ([`Answer::Done`]).
     MakeDir { root: String, path: String },
+    /// Remove the empty directory `path` below `root` ([`Answer::Done`]): a write that failed
+    /// takes back the directories it created for its file.
+    RemoveDir { root: String, path: String },
 }
 
 impl Io {
@@ -81,7 +84,12 @@ impl Io {
     pub fn changes(&self) -> bool {
         matches!(
             self,
-            Io::MakeDirs { .. } | Io::Write { .. } | Io::WriteDocument { .. } | Io::Rename { .. } | Io::MakeDir { .. }
+            Io::MakeDirs { .. }
+                | Io::Write { .. }
+                | Io::WriteDocument { .. }
+                | Io::Rename { .. }
+                | Io::MakeDir { .. }
+                | Io::RemoveDir { .. }
         )
     }
 }

@@ -391,6 +391,23 @@ impl Storage for MemoryStorage {
         Ok(())
     }
 
+    fn remove_dir(&self, _root: &str, path: &str) -> Result<(), StorageError> {
+        let mut nodes = self.lock();
+        match nodes.get(path) {
+            Some(Node::Dir) => {}
+            Some(_) => {
+                return Err(StorageError::new(StorageErrorKind::NotADirectory, format!("not a directory: {path}")))
+            }
+            None => return Err(StorageError::not_found(path)),
+        }
+        let child = |k: &String| AbsPath::parse(k).ok().and_then(|p| p.parent()).is_some_and(|p| p.as_str() == path);
+        if nodes.keys().any(child) {
+            return Err(StorageError::new(StorageErrorKind::AlreadyExists, format!("directory not empty: {path}")));
+        }
+        nodes.remove(path);
+        Ok(())
+    }
+
     fn write(&self, _root: &str, path: &str, bytes: &[u8]) -> Result<(), StorageError> {
         let target = AbsPath::parse(path).map_err(|why| StorageError::new(StorageErrorKind::Other, why))?;
         let (Some(parent), Some(name)) = (target.parent(), target.file_name()) else {

@@ -76,6 +76,7 @@ pub fn perform<S: Storage>(storage: &S, host: &impl Host, files: &mut OpenFiles<
             storage.rename(&root, &from, &to).into()
         }
         Io::MakeDir { root, path } => storage.make_dir(&root, &path).into(),
+        Io::RemoveDir { root, path } => storage.remove_dir(&root, &path).into(),
     }
 }
 
@@ -129,6 +130,7 @@ pub async fn run_async<S: AsyncStorage>(mut op: Operation, storage: &S, host: &i
                         storage.rename(&root, &from, &to).await.into()
                     }
                     Io::MakeDir { root, path } => storage.make_dir(&root, &path).await.into(),
+                    Io::RemoveDir { root, path } => storage.remove_dir(&root, &path).await.into(),
                 };
                 op.resume(answer)
             }

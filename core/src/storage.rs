@@ -249,6 +249,13 @@ pub trait Storage {
         let _ = (root, path);
         unsupported("make_dir")
     }
+    /// Removes the directory `path` below `root` if it is empty (and fails, changing nothing,
+    /// if it is not). Asked only to take back directories a failed write made; a storage
+    /// without it keeps them (semantics.md §5).
+    fn remove_dir(&self, root: &str, path: &str) -> Result<(), StorageError> {
+        let _ = (root, path);
+        unsupported("remove_dir")
+    }
 }
 
 /// The async twin of [`Storage`], for hosts whose storage is async (OPFS, IndexedDB, a remote
@@ -306,6 +313,11 @@ pub trait AsyncStorage {
     async fn make_dir(&self, root: &str, path: &str) -> Result<(), StorageError> {
         let _ = (root, path);
         unsupported("make_dir")
+    }
+    /// As [`Storage::remove_dir`].
+    async fn remove_dir(&self, root: &str, path: &str) -> Result<(), StorageError> {
+        let _ = (root, path);
+        unsupported("remove_dir")
     }
 }
 

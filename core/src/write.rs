@@ -163,13 +163,24 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
         }
     }
 
+    // The directories this write makes for its file, deepest first: a write that fails takes
+    // them back, so a failed request leaves no trace (semantics.md §5).
+    let mut made: Vec<AbsPath> = Vec::new();
     if existing.is_none() && opts.create_parents && shared.caps.make_dirs && parents_missing != Some(false) {
         if let Some(parent) = target.real.parent() {
-            io.make_dirs(target.root.as_str(), parent.as_str()).await.map_err(|e| write_error(e, requested))?;
+            let count = target.missing.map_or(0, |m| m.saturating_sub(1));
+            made = std::iter::successors(Some(parent.clone()), AbsPath::parent).take(count).collect();
+            if let Err(e) = io.make_dirs(target.root.as_str(), parent.as_str()).await {
+                take_back(&io, &target.root, &made).await;
+                return Err(write_error(e, requested));
+            }
         }
     }
     let bytes = text::encode(&change.new_text, encoding);
     let written = io.write(target.root.as_str(), target.real.as_str(), bytes).await;
+    if written.is_err() {
+        take_back(&io, &target.root, &made).await;
+    }
     // Whatever the outcome, what the index knows about this file may be stale now (a failed
     // write may still have replaced it). Readers that opened the old version and record after
     // this carry the old identity, which the new version does not match.
@@ -181,6 +192,19 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
             Ok(done(change, stale_document))
         }
         Err(e) => Err(write_error(e, requested)),
+    }
+}
+
+/// Removes the directories a failed write made, deepest first. Best effort: one that is not
+/// empty now (someone put a file there meanwhile) or that the storage cannot remove stays,
+/// and so do its parents; the request reports the write's own error either way.
+async fn take_back(io: &Channel, root: &AbsPath, made: &[AbsPath]) {
+    for dir in made {
+        match io.remove_dir(root.as_str(), dir.as_str()).await {
+            Ok(()) => {}
+            Err(e) if e.kind == StorageErrorKind::NotFound => {}
+            Err(_) => return,
+        }
     }
 }
 

@@ -438,3 +438,36 @@ fn a_head_sent_with_the_open_is_the_first_chunk() {
     let (out, _, _) = run_with_heads(read("/p/big.txt", None), &storage, 1);
     assert_eq!(out.result.unwrap_err().kind, acp_fs::ErrorKind::StorageError);
 }
+
+/// Runs `op` over `storage`, answering every write with a full disk.
+fn run_with_failing_writes(mut op: acp_fs::Operation, storage: &MemoryStorage) -> acp_fs::Outcome {
+    let mut files = acp_fs::OpenFiles::default();
+    let mut step = op.start();
+    loop {
+        step = match step {
+            Step::Io(Io::Write { .. }) => {
+                op.resume(Answer::Err(StorageError::new(acp_fs::StorageErrorKind::Other, "No space left on device")))
+            }
+            Step::Io(io) => op.resume(acp_fs::perform(storage, &DefaultHost, &mut files, io)),
+            Step::Done(outcome) => return *outcome,
+        }
+    }
+}
+
+#[test]
+fn a_failed_write_takes_back_the_directories_it_made() {
+    let (storage, fs) = setup();
+    storage.put("/p/had/theirs.txt", "t\n");
+    let write = |path: &str| fs.write_text_file(json!({"sessionId": "s", "path": path, "content": "x\n"}));
+
+    let out = run_with_failing_writes(write("/p/new/deep/er/x.txt"), &storage);
+    assert_eq!(out.result.unwrap_err().data["errorKind"], "storage_error");
+    assert!(out.change.is_none());
+    for gone in ["/p/new", "/p/new/deep", "/p/new/deep/er"] {
+        assert!(storage.stat(gone, false).is_err(), "{gone} was made for the failed write and stays");
+    }
+    // A directory that was there already stays, and so does what is in it.
+    run_with_failing_writes(write("/p/had/more/x.txt"), &storage).result.unwrap_err();
+    assert!(storage.stat("/p/had/more", false).is_err());
+    assert_eq!(storage.read("/p/had/theirs.txt").unwrap(), b"t\n");
+}

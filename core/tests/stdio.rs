@@ -5,6 +5,7 @@
 #![cfg(all(unix, feature = "disk"))]
 
 mod common;
+mod unprivileged;
 use common::stdio_binary as binary;
 
 use serde_json::{json, Value};
@@ -422,4 +423,45 @@ fn end_of_input_exits_zero_with_no_output() {
     assert!(err.contains(&root) && err.contains(r#""writeTextFile":true"#), "{err}");
     let (_, _, err) = run_to_exit(&["--root", &root, "--read-only"]);
     assert!(err.contains(r#""writeTextFile":false"#), "{err}");
+}
+
+// Writes land as an editor's save does (semantics.md §5 "What a write keeps"); the disk cases
+// are core/tests/write_identity.rs, these show the example serves them the same.
+
+#[test]
+fn a_writable_file_in_a_read_only_directory_is_written_in_place() {
+    binary(); // built here: the re-run as nobody may not run cargo
+    unprivileged::run("a_writable_file_in_a_read_only_directory_is_written_in_place", || {
+        let (_dir, root) = project();
+        let dir = format!("{root}/ro");
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(format!("{dir}/a.txt"), "old\n").unwrap();
+        let inode = std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(format!("{dir}/a.txt")).unwrap());
+        std::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o555)).unwrap();
+        let privileged = std::fs::write(format!("{dir}/probe"), "").is_ok();
+        let mut server = Server::start(&["--root", &root]);
+        let reply = server.call(write(json!(1), &format!("{dir}/a.txt"), "new\n"));
+        std::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        assert!(server.finish().success());
+        if privileged {
+            assert!(!unprivileged::is_child(), "nobody could write into a read-only directory");
+            return;
+        }
+        assert_eq!(reply["result"], json!({}), "{reply}");
+        assert_eq!(std::fs::read(format!("{dir}/a.txt")).unwrap(), b"new\n");
+        let after = std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(format!("{dir}/a.txt")).unwrap());
+        assert_eq!(after, inode, "written in place");
+    });
+}
+
+#[test]
+fn a_write_that_runs_out_of_space_leaves_no_directory_it_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(tmpfs) = common::SmallTmpfs::mount(&dir.path().join("small"), "256k") else { return };
+    let root = tmpfs.0.to_str().unwrap().to_owned();
+    let mut server = Server::start(&["--root", &root]);
+    let reply = server.call(write(json!(1), &format!("{root}/new/dirs/big.txt"), &"x".repeat(1 << 20)));
+    assert_eq!(reply["error"]["data"]["errorKind"], "storage_error", "{reply}");
+    assert!(server.finish().success());
+    assert_eq!(std::fs::read_dir(&tmpfs.0).unwrap().count(), 0, "no directory, no temporary left");
 }

@@ -136,6 +136,7 @@ export function fromNodeDisk(fs = builtinFs(), { procfs = true } = {}) {
   };
   const READ = (c.O_RDONLY ?? 0) | (c.O_NOFOLLOW ?? 0) | (c.O_NONBLOCK ?? 0) | (c.O_NOCTTY ?? 0);
   const WRITABLE = (c.O_WRONLY ?? 1) | (c.O_NOFOLLOW ?? 0) | (c.O_NONBLOCK ?? 0) | (c.O_NOCTTY ?? 0);
+  const WRITABLE_READ = (c.O_RDWR ?? 2) | (c.O_NOFOLLOW ?? 0) | (c.O_NONBLOCK ?? 0) | (c.O_NOCTTY ?? 0);
   const DIR = (c.O_RDONLY ?? 0) | (c.O_DIRECTORY ?? 0) | (c.O_NOFOLLOW ?? 0);
   const CREATE = (c.O_WRONLY ?? 1) | (c.O_CREAT ?? 0x40) | (c.O_EXCL ?? 0x80) | (c.O_NOFOLLOW ?? 0);
 
@@ -292,45 +293,125 @@ export function fromNodeDisk(fs = builtinFs(), { procfs = true } = {}) {
         throw e;
       });
       if (st?.isDirectory()) throw failure('EISDIR', 'illegal operation on a directory, write', path);
+      let old = null;
       if (st?.isFile()) {
         // A rename needs only the directory's permission: ask the OS whether the file itself
         // may be written, without changing it (O_NOFOLLOW|O_NONBLOCK: no link, no FIFO block).
-        await (await fsp.open(target, WRITABLE)).close();
-        mode = st.mode & 0o7777;
+        // The handle is kept: an in-place write goes through it, and its stat is the file's.
+        old = await openOld(target);
+        mode = old.stats.mode & 0o7777;
       }
-      // A final symlink or special file is replaced by the rename, never written through.
-      const { file, tempName } = await createTemp(dirHandle, dir, name, mode);
-      let renamed = false;
       try {
-        try {
-          // The mode goes on before the content, so a private file's content never sits in a
-          // temporary file that others may read.
-          if (mode !== null) await file.chmod(mode);
-          let written = 0;
-          while (written < bytes.length) {
-            const { bytesWritten } = await file.write(bytes, written, bytes.length - written, written);
-            written += bytesWritten;
-          }
-          await file.sync();
-        } finally {
-          await file.close();
+        // A final symlink or special file is replaced by the rename, never written through.
+        const temp = await createTemp(dirHandle, dir, name, mode).catch((e) => {
+          // The directory takes no new name but the file may be written: saved in place, as an
+          // editor saves it (semantics.md §5 "What a write keeps").
+          if (old !== null && (e?.code === 'EACCES' || e?.code === 'EPERM')) return null;
+          throw e;
+        });
+        if (temp === null) return await inPlace(old, bytes);
+        if (old !== null && !(await keepOwner(temp.file, old.stats))) {
+          // Only root may give a file away; the rename would make it this user's.
+          await temp.file.close();
+          await fsp.unlink(within(dirHandle, dir, temp.tempName)).catch(() => {});
+          return await inPlace(old, bytes);
         }
-        if (!procFd()) {
-          // By path only: the directory must still be the one checked.
-          const real = await fsp.realpath(dir);
-          if (real !== dir) throw raced(dir, 'the directory');
-        } else if ((await fdPath(dirHandle)) !== dir) {
-          throw raced(dir, 'the directory');
-        }
-        await fsp.rename(within(dirHandle, dir, tempName), target);
-        renamed = true;
+        // Windows refuses to rename over a file that still has an open handle.
+        await old?.handle.close();
+        old = null;
+        await replaceWith(temp, bytes, mode, dirHandle, dir, target);
       } finally {
-        if (!renamed) await fsp.unlink(within(dirHandle, dir, tempName)).catch(() => {});
+        await old?.handle.close().catch(() => {});
       }
       // Durability of the rename; not reported: the new content is in place.
       await dirHandle.sync().catch(() => {});
     } finally {
       await dirHandle.close().catch(() => {});
+    }
+  }
+
+  /** The file a write replaces, opened for reading and writing where it may be read. */
+  async function openOld(target) {
+    const handle = await fsp.open(target, WRITABLE_READ).catch((e) =>
+      e?.code === 'EACCES' ? fsp.open(target, WRITABLE) : Promise.reject(e),
+    );
+    return { handle, stats: await handle.stat() };
+  }
+
+  /** Gives the temporary the old file's owner and group; false where only root could. */
+  async function keepOwner(file, stats) {
+    const now = await file.stat();
+    if (now.uid === stats.uid && now.gid === stats.gid) return true;
+    return file.chown(stats.uid, stats.gid).then(
+      () => true,
+      (e) => (e?.code === 'EPERM' ? false : Promise.reject(e)),
+    );
+  }
+
+  /**
+   * Writes `bytes` over the old file through its handle (owner, mode, links, attributes stay).
+   * A failure (a full disk) puts the old bytes back where they could be read, so the answer is
+   * an error and the old content whole; a crash midway can leave a mix (semantics.md §5).
+   */
+  async function inPlace(old, bytes) {
+    const before = await old.handle.readFile().catch(() => null);
+    const writeAll = async (data) => {
+      let written = 0;
+      while (written < data.length) {
+        const { bytesWritten } = await old.handle.write(data, written, data.length - written, written);
+        written += bytesWritten;
+      }
+      await old.handle.truncate(data.length);
+      await old.handle.sync();
+    };
+    try {
+      await writeAll(bytes);
+    } catch (e) {
+      if (before !== null) await writeAll(before).catch(() => {});
+      throw e;
+    }
+  }
+
+  /** Fills the temporary, checks the directory is still the one checked, renames it in. */
+  async function replaceWith({ file, tempName }, bytes, mode, dirHandle, dir, target) {
+    let renamed = false;
+    try {
+      try {
+        // The mode goes on before the content, so a private file's content never sits in a
+        // temporary file that others may read.
+        if (mode !== null) await file.chmod(mode);
+        let written = 0;
+        while (written < bytes.length) {
+          const { bytesWritten } = await file.write(bytes, written, bytes.length - written, written);
+          written += bytesWritten;
+        }
+        await file.sync();
+      } finally {
+        await file.close();
+      }
+      if (!procFd()) {
+        // By path only: the directory must still be the one checked.
+        const real = await fsp.realpath(dir);
+        if (real !== dir) throw raced(dir, 'the directory');
+      } else if ((await fdPath(dirHandle)) !== dir) {
+        throw raced(dir, 'the directory');
+      }
+      await fsp.rename(within(dirHandle, dir, tempName), target);
+      renamed = true;
+    } finally {
+      if (!renamed) await fsp.unlink(within(dirHandle, dir, tempName)).catch(() => {});
+    }
+  }
+
+  /** Removes the empty directory `path` (a failed write taking back what it made). */
+  async function removeDir(root, path) {
+    const { dir, name } = split(path);
+    if (!name || name === '.' || name === '..') throw failure('EPERM', 'not a directory below a root, rmdir', path);
+    const handle = await openDir(root, dir);
+    try {
+      await fsp.rmdir(within(handle, dir, name));
+    } finally {
+      await handle.close().catch(() => {});
     }
   }
 
@@ -401,6 +482,7 @@ export function fromNodeDisk(fs = builtinFs(), { procfs = true } = {}) {
     writeFile: (path, bytes) => replaceFile(null, path, bytes),
     makeDirs,
     mkdir: (path) => makeDirs(null, path),
+    removeDir,
     [CLOSES_IN_BACKGROUND]: typeof process !== 'undefined' && process.platform !== 'win32',
   };
 }

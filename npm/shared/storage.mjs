@@ -146,6 +146,8 @@ export class StorageIo {
       case 'makeDirs':
       case 'write':
         return this.#change(io, bytes);
+      case 'removeDir':
+        return this.#removeDir(io);
       default:
         throw new TypeError(`not a storage io: ${io.op}`);
     }
@@ -159,6 +161,18 @@ export class StorageIo {
       else await s.mkdir(io.path, { recursive: true });
     } else if (has(s, 'replaceFile')) await s.replaceFile(io.root ?? null, io.path, bytes);
     else await s.writeFile(io.path, bytes);
+    return { answer: { done: true } };
+  }
+
+  /**
+   * Takes back a directory a failed write made: `removeDir(root, path)` (the hardened disk
+   * adapter), else `rmdir(path)`; a storage with neither keeps it (the core asks no further).
+   */
+  async #removeDir(io) {
+    const s = this.storage;
+    if (has(s, 'removeDir')) await s.removeDir(io.root ?? null, io.path);
+    else if (has(s, 'rmdir')) await s.rmdir(io.path);
+    else throw Object.assign(new Error('the storage cannot remove directories'), { code: 'ENOSYS' });
     return { answer: { done: true } };
   }
 

@@ -42,6 +42,40 @@ export async function asUnprivileged(fileUrl, name, body, t) {
     return body();
   }
   if (process.getuid?.() !== 0) return body();
+  rerun(fileUrl, name, t, {});
+}
+
+/** Set in the re-run of `asUnprivilegedPrepared`: the directory the parent prepared. */
+const PREPARED = 'ACP_FS_TEST_PREPARED';
+
+/**
+ * As `asUnprivileged`, for a test whose fixture needs what only root may do (a file another
+ * user owns, a mount): `prepare(dir)` lays it out in a fresh directory, as root when this
+ * process is root, and `body(dir)` runs on it as `nobody` (here, when this process is not
+ * root). What `prepare` returns is called once the body has run (an unmount, say).
+ * @param {string} fileUrl
+ * @param {string} name
+ * @param {(dir: string) => unknown} prepare
+ * @param {(dir: string) => unknown} body
+ * @param {import('node:test').TestContext} t
+ */
+export async function asUnprivilegedPrepared(fileUrl, name, prepare, body, t) {
+  if (isUnprivilegedChild()) return asUnprivileged(fileUrl, name, () => body(process.env[PREPARED]), t);
+  const dir = makeTempDir('acpfs-prepared-');
+  const cleanup = await prepare(dir);
+  try {
+    if (process.getuid?.() !== 0) return await body(dir);
+    const { uid, gid } = nobody();
+    nodeFs.chownSync(dir, uid, gid);
+    rerun(fileUrl, name, t, { [PREPARED]: dir });
+  } finally {
+    if (typeof cleanup === 'function') await cleanup();
+    nodeFs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs the test `name` of `fileUrl` again as `nobody`, and fails unless it passed there. */
+function rerun(fileUrl, name, t, extraEnv) {
   const { uid, gid } = nobody();
   // The re-run's own directory, for its temporary files: owned by nobody, as tempdirs are 0700.
   const home = makeTempDir('acpfs-nobody-');
@@ -54,7 +88,7 @@ export async function asUnprivileged(fileUrl, name, body, t) {
     const run = spawnSync(
       process.execPath,
       ['--test', '--test-reporter=tap', `--test-name-pattern=^${escapeRegExp(name)}$`, file],
-      { cwd: home, uid, gid, env: { ...env, [CHILD]: '1', TMPDIR: home }, encoding: 'utf8' },
+      { cwd: home, uid, gid, env: { ...env, ...extraEnv, [CHILD]: '1', TMPDIR: home }, encoding: 'utf8' },
     );
     const out = `${run.stdout ?? ''}${run.stderr ?? ''}${run.error ? String(run.error) : ''}`;
     const hint = `\n(nobody must be able to reach and read ${file} and the packages it imports: every directory above them needs o+x; or run the tests as a user other than root)`;

@@ -212,6 +212,10 @@ impl Storage for DiskStorage {
         sys::make_dirs(&at)
     }
 
+    fn remove_dir(&self, root: &str, path: &str) -> Result<(), StorageError> {
+        sys::remove_dir(&Beneath::new(root, path)?)
+    }
+
     fn write(&self, root: &str, path: &str, bytes: &[u8]) -> Result<(), StorageError> {
         let at = Beneath::new(root, path)?;
         if at.rel.is_empty() {

@@ -38,6 +38,10 @@ pub(super) fn make_dirs(at: &Beneath) -> Result<(), StorageError> {
     })
 }
 
+pub(super) fn remove_dir(at: &Beneath) -> Result<(), StorageError> {
+    fs::remove_dir(at.path).map_err(|e| os_error(e, "remove directory", Path::new(at.path)))
+}
+
 pub(super) fn write(disk: &DiskStorage, at: &Beneath, bytes: &[u8]) -> Result<(), StorageError> {
     let target = Path::new(at.path);
     let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {

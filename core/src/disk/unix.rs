@@ -76,12 +76,29 @@ pub(super) fn make_dirs(at: &Beneath) -> Result<(), StorageError> {
     create_below(root, &at.rel).map(drop).map_err(|e| error(e, "create directory", at.path))
 }
 
+/// Removes the empty directory `at` (a failed write taking back what it made).
+pub(super) fn remove_dir(at: &Beneath) -> Result<(), StorageError> {
+    let Some((name, parent)) = at.rel.split_last() else {
+        return Err(StorageError::new(StorageErrorKind::PermissionDenied, format!("{} is a root", at.path)));
+    };
+    let root = open_root(at).map_err(|e| error(e, "open the root of", at.path))?;
+    let dir = open_below(&root, parent, DIR).map_err(|e| error(e, "open the directory of", at.path))?;
+    rfs::unlinkat(&dir, name.as_str(), AtFlags::REMOVEDIR).map_err(|e| error(e, "remove directory", at.path))
+}
+
+/// The regular file a write replaces: its handle (opened for writing, which is the proof that
+/// it may be written at all) and what it was.
+struct Old {
+    fd: OwnedFd,
+    st: rfs::Stat,
+}
+
 pub(super) fn write(disk: &DiskStorage, at: &Beneath, bytes: &[u8]) -> Result<(), StorageError> {
     let path = at.path;
     let (name, parent) = at.rel.split_last().expect("the caller refuses the root itself");
     let root = open_root(at).map_err(|e| error(e, "open the root of", path))?;
     let dir = open_below(&root, parent, DIR).map_err(|e| error(e, "open the directory of", path))?;
-    let mode = match rfs::statat(&dir, name.as_str(), AtFlags::SYMLINK_NOFOLLOW) {
+    let old = match rfs::statat(&dir, name.as_str(), AtFlags::SYMLINK_NOFOLLOW) {
         Ok(st) => match rfs::FileType::from_raw_mode(st.st_mode) {
             rfs::FileType::Directory => {
                 return Err(StorageError::new(StorageErrorKind::IsADirectory, format!("write {path}: is a directory")))
@@ -91,8 +108,10 @@ pub(super) fn write(disk: &DiskStorage, at: &Beneath, bytes: &[u8]) -> Result<()
                 // written in place (read-only mode or mount) must stay protected. Opening it for
                 // writing without truncation changes nothing and asks the OS exactly that.
                 let flags = OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
-                rfs::openat(&dir, name.as_str(), flags, Mode::empty()).map_err(|e| error(e, "open", path))?;
-                Some(st.st_mode & 0o7777)
+                let fd = rfs::openat(&dir, name.as_str(), flags, Mode::empty()).map_err(|e| error(e, "open", path))?;
+                // The stat by name may describe a file swapped in since: the handle's is the one.
+                let st = rfs::fstat(&fd).map_err(|e| error(e, "stat", path))?;
+                Some(Old { fd, st })
             }
             // A final symlink or special file is replaced by the rename, never written
             // through, so its mode says nothing about the new file.
@@ -101,10 +120,30 @@ pub(super) fn write(disk: &DiskStorage, at: &Beneath, bytes: &[u8]) -> Result<()
         Err(Errno::NOENT) => None,
         Err(e) => return Err(error(e, "stat", path)),
     };
+    let mode = old.as_ref().map(|o| o.st.st_mode & 0o7777);
     sweep(&dir);
 
     disk.inject(WriteStep::CreateTemp).map_err(|e| io_error(e, "create a temporary file for", path))?;
-    let (file, temp) = create_temp(&dir, name, mode).map_err(|e| error(e, "create a temporary file for", path))?;
+    let (file, temp) = match create_temp(&dir, name, mode) {
+        Ok(created) => created,
+        // The directory takes no new name but the file itself may be written: an editor saves
+        // it in place, and so does this (semantics.md §5 "In place").
+        Err(Errno::ACCESS | Errno::PERM) if old.is_some() => {
+            return in_place(old.expect("checked"), bytes).map_err(|e| io_error(e, "write in place", path));
+        }
+        Err(e) => return Err(error(e, "create a temporary file for", path)),
+    };
+    // The new file is the old one's owner's, as the old one was. Where the process may not give
+    // it away (only root may), a rename would hand the file to this process's user: the file is
+    // written in place instead, as editors do.
+    if let Some(o) = &old {
+        if keep_owner(&file, &o.st).is_err() {
+            drop(file);
+            let _ = rfs::unlinkat(&dir, temp.as_str(), AtFlags::empty());
+            return in_place(old.expect("checked"), bytes).map_err(|e| io_error(e, "write in place", path));
+        }
+        copy_xattrs(&o.fd, &file);
+    }
     let filled = fill(disk, file, bytes, mode)
         .and_then(|()| disk.inject(WriteStep::Rename).map_err(|e| ("rename into", e)))
         .and_then(|()| rfs::renameat(&dir, temp.as_str(), &dir, name.as_str()).map_err(|e| ("rename into", e.into())));
@@ -117,6 +156,55 @@ pub(super) fn write(disk: &DiskStorage, at: &Beneath, bytes: &[u8]) -> Result<()
     // tell the agent the write failed when it did not.
     let _ = rfs::fsync(&dir);
     Ok(())
+}
+
+/// Gives `file` the owner and group of `st` where they differ; EPERM where the process may not.
+fn keep_owner(file: &File, st: &rfs::Stat) -> Result<(), Errno> {
+    let now = rfs::fstat(file)?;
+    if now.st_uid == st.st_uid && now.st_gid == st.st_gid {
+        return Ok(());
+    }
+    let (uid, gid) = (rfs::Uid::from_raw(st.st_uid), rfs::Gid::from_raw(st.st_gid));
+    rfs::fchown(file, Some(uid), Some(gid))
+}
+
+/// Copies the extended attributes of `from` (ACLs are among them on Linux) to `to`, each one
+/// the process may read and set; one it may not (a `security.` or `trusted.` name, a file
+/// system without them) is skipped rather than failing a write the user asked for.
+#[cfg(any(target_os = "linux", target_os = "android", target_vendor = "apple"))]
+fn copy_xattrs(from: &OwnedFd, to: &File) {
+    let mut names = vec![0u8; 64 * 1024];
+    let Ok(len) = rfs::flistxattr(from, &mut names[..]) else { return };
+    let mut value = vec![0u8; 64 * 1024];
+    for name in names[..len].split(|b| *b == 0).filter(|n| !n.is_empty()) {
+        if let Ok(n) = rfs::fgetxattr(from, name, &mut value[..]) {
+            let _ = rfs::fsetxattr(to, name, &value[..n], rfs::XattrFlags::empty());
+        }
+    }
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android", target_vendor = "apple")))]
+fn copy_xattrs(_: &OwnedFd, _: &File) {}
+
+/// Writes `bytes` over the old file through its own handle: owner, group, mode, links and
+/// attributes stay, as they do when an editor saves in place. What it cannot give is the
+/// rename's all-or-nothing: a crash in the middle leaves the file partly written (semantics.md
+/// §5). Running out of space does not: on Linux the room is reserved before the first byte,
+/// so a full disk refuses the write with the old content untouched.
+fn in_place(old: Old, bytes: &[u8]) -> std::io::Result<()> {
+    let new_len = bytes.len() as u64;
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    if new_len > old.st.st_size as u64 {
+        match rfs::fallocate(&old.fd, rfs::FallocateFlags::KEEP_SIZE, 0, new_len) {
+            // A file system that cannot reserve space still takes the write.
+            Ok(()) | Err(Errno::OPNOTSUPP | Errno::NOSYS) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let file = File::from(old.fd);
+    std::os::unix::fs::FileExt::write_all_at(&file, bytes, 0)?;
+    file.set_len(new_len)?;
+    file.sync_all()
 }
 
 /// Everything between creating the temporary file and renaming it; the file is closed before

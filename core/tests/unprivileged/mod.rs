@@ -27,6 +27,11 @@ pub fn run(name: &str, body: impl FnOnce()) {
     if !rustix::process::geteuid().is_root() {
         return body();
     }
+    rerun(name, None);
+}
+
+/// Runs the test `name` of this binary again as `nobody`, and fails unless it passed there.
+fn rerun(name: &str, prepared: Option<&Path>) {
     let (uid, gid) = nobody();
     // The re-run's own directory, for its temporary files: owned by nobody, as tempdirs are 0700.
     let home = tempfile::Builder::new().prefix("acp-fs-nobody-").tempdir().expect("a temporary directory");
@@ -35,6 +40,7 @@ pub fn run(name: &str, body: impl FnOnce()) {
     let out = Command::new(&exe)
         .args([name, "--exact", "--nocapture", "--test-threads=1"])
         .env(CHILD, "1")
+        .envs(prepared.map(|dir| (PREPARED, dir)))
         .env("TMPDIR", home.path())
         .current_dir(home.path())
         .uid(uid)
@@ -47,6 +53,29 @@ pub fn run(name: &str, body: impl FnOnce()) {
     let passed = out.status.success() && stdout.contains(&format!("test {name} ... ok"));
     assert!(passed, "{name} as nobody (uid {uid}) failed:\n{stdout}\n{stderr}{}", hint(&exe));
     eprintln!("{name}: ran as nobody (uid {uid}, gid {gid}), since this process is root");
+}
+
+/// Set in the re-run of [`run_prepared`]: the directory the parent prepared.
+const PREPARED: &str = "ACP_FS_TEST_PREPARED";
+
+/// As [`run`], for a test whose fixture needs what only root may do (files owned by another
+/// user, a mount): `prepare` lays it out in a fresh directory, as root when this process is
+/// root, and `body` runs on that directory as `nobody` (here, when this process is not root).
+/// What `prepare` returns is dropped once the body has run (an unmount, say).
+#[allow(dead_code, reason = "not every test binary that includes this module prepares a fixture")]
+pub fn run_prepared<G>(name: &str, prepare: impl FnOnce(&Path) -> G, body: impl FnOnce(&Path)) {
+    if is_child() {
+        let dir = std::env::var_os(PREPARED).expect("the parent names the prepared directory");
+        return run(name, || body(Path::new(&dir)));
+    }
+    let dir = tempfile::Builder::new().prefix("acp-fs-prepared-").tempdir().expect("a temporary directory");
+    let _guard = prepare(dir.path());
+    if !rustix::process::geteuid().is_root() {
+        return body(dir.path());
+    }
+    let (uid, gid) = nobody();
+    std::os::unix::fs::chown(dir.path(), Some(uid), Some(gid)).expect("chown the prepared directory to nobody");
+    rerun(name, Some(dir.path()));
 }
 
 /// `nobody`'s uid and gid from the password file.
