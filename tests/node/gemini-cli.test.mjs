@@ -34,9 +34,9 @@ const geminiPackage = join(installDir, 'node_modules', '@google', 'gemini-cli');
  */
 function installGeminiCli() {
   const manifest = join(geminiPackage, 'package.json');
-  if (nodeFs.existsSync(manifest) && JSON.parse(nodeFs.readFileSync(manifest, 'utf8')).version === GEMINI_CLI) {
-    return join(geminiPackage, JSON.parse(nodeFs.readFileSync(manifest, 'utf8')).bin.gemini);
-  }
+  const installed = nodeFs.existsSync(manifest) && JSON.parse(nodeFs.readFileSync(manifest, 'utf8'));
+  const bin = installed && join(geminiPackage, installed.bin.gemini);
+  if (installed?.version === GEMINI_CLI && nodeFs.existsSync(bin)) return bin;
   nodeFs.rmSync(installDir, { recursive: true, force: true });
   nodeFs.mkdirSync(installDir, { recursive: true });
   const pkg = { private: true, dependencies: { '@google/gemini-cli': GEMINI_CLI } };
