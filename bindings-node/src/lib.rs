@@ -86,11 +86,17 @@ pub struct Engine {
 impl Engine {
     #[napi(
         catch_unwind,
-        ts_args_type = "sessionId: unknown, cwd: unknown, additionalDirectories: unknown",
+        ts_args_type = "sessionId: unknown, cwd: unknown, additionalDirectories: unknown, session?: unknown",
         ts_return_type = "AcpFsError | null"
     )]
-    pub fn open_session(&self, session_id: Option<Value>, cwd: Option<Value>, dirs: Option<Value>) -> Result<Value> {
-        json(&self.engine.open_session(&arg(session_id), &arg(cwd), &arg(dirs)))
+    pub fn open_session(
+        &self,
+        session_id: Option<Value>,
+        cwd: Option<Value>,
+        dirs: Option<Value>,
+        session: Option<Value>,
+    ) -> Result<Value> {
+        json(&self.engine.open_session(&arg(session_id), &arg(cwd), &arg(dirs), &arg(session)))
     }
 
     #[napi(catch_unwind, ts_args_type = "sessionId: unknown")]

@@ -79,9 +79,10 @@ pub struct Engine(HostEngine, HeldOperations);
 #[wasm_bindgen]
 impl Engine {
     #[wasm_bindgen(js_name = openSession, unchecked_return_type = "ErrorValue | null")]
-    pub fn open_session(&self, session_id: JsValue, cwd: JsValue, dirs: JsValue) -> Js {
+    pub fn open_session(&self, session_id: JsValue, cwd: JsValue, dirs: JsValue, session: JsValue) -> Js {
         let (id, cwd, dirs) = (arg("sessionId", session_id), arg("cwd", cwd), arg("additionalDirectories", dirs));
-        error_or_null((|| Ok(self.0.open_session(&id?, &cwd?, &dirs?)))())
+        let session = arg("session", session);
+        error_or_null((|| Ok(self.0.open_session(&id?, &cwd?, &dirs?, &session?)))())
     }
 
     #[wasm_bindgen(js_name = closeSession)]

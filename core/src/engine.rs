@@ -2,10 +2,11 @@
 
 use crate::error::AcpFsError;
 use crate::operation::Operation;
-use crate::options::{Options, Policy};
+use crate::options::{Options, Policy, SessionOptions};
 use crate::params::Echo;
 use crate::path::AbsPath;
 use crate::protocol::{FileSystemCapability, READ_TEXT_FILE, WRITE_TEXT_FILE};
+use crate::read::Asker;
 use crate::state::Shared;
 use crate::storage::StorageCaps;
 use crate::{read, write};
@@ -51,6 +52,31 @@ impl AcpFs {
         cwd: &str,
         additional_directories: &[String],
     ) -> Result<(), AcpFsError> {
+        self.open_session_with(session_id, cwd, additional_directories, &SessionOptions::default())
+    }
+
+    /// [`open_session`](Self::open_session) with the session's options: the agent whose known
+    /// bug the session works around (semantics.md §8 "Agent quirks"). Reopening replaces them.
+    ///
+    /// ```
+    /// use acp_fs::{AcpFs, DefaultHost, KnownAgent, MemoryStorage, Options, SessionOptions, Storage};
+    /// let disk = MemoryStorage::new();
+    /// let fs = AcpFs::new(Options::default(), disk.caps()).unwrap();
+    /// let gemini = SessionOptions { agent: Some(KnownAgent::GeminiCli) };
+    /// fs.open_session_with("s1", "/project", &[], &gemini).unwrap();
+    /// fs.open_session("s2", "/project", &[]).unwrap();
+    /// let read = |s: &str| acp_fs::run(fs.read_text_file(serde_json::json!({
+    ///     "sessionId": s, "path": "/project/new.txt"})), &disk, &DefaultHost).result;
+    /// assert_eq!(read("s1").unwrap().to_json(), serde_json::json!({"content": ""}));
+    /// assert_eq!(read("s2").unwrap_err().code, acp_fs::codes::RESOURCE_NOT_FOUND);
+    /// ```
+    pub fn open_session_with(
+        &self,
+        session_id: &str,
+        cwd: &str,
+        additional_directories: &[String],
+        session: &SessionOptions,
+    ) -> Result<(), AcpFsError> {
         let mut roots = vec![AbsPath::parse(cwd).map_err(|why| AcpFsError::invalid_params("cwd", why))?];
         for (i, dir) in additional_directories.iter().enumerate() {
             let root = AbsPath::parse(dir)
@@ -58,7 +84,7 @@ impl AcpFs {
             roots.push(root);
         }
         roots.extend(self.shared.policy.extra_roots.iter().cloned());
-        self.shared.open_session(session_id, roots.into());
+        self.shared.open_session(session_id, roots.into(), session.agent);
         Ok(())
     }
 
@@ -135,8 +161,12 @@ impl AcpFs {
 
     /// Starts an `fs/read_text_file` request; `params` is the JSON-RPC params value.
     pub fn read_text_file(&self, params: Value) -> Operation {
+        self.read(params, Asker::Acp)
+    }
+
+    fn read(&self, params: Value, asker: Asker) -> Operation {
         let shared = self.shared.clone();
-        Operation::new("read", Echo::of(&params), move |channel| Box::pin(read::run(shared, params, channel)))
+        Operation::new("read", Echo::of(&params), move |channel| Box::pin(read::run(shared, params, channel, asker)))
     }
 
     /// Starts an `fs/write_text_file` request.
@@ -160,6 +190,15 @@ impl AcpFs {
                 Err(if writing && !shared.can_write() { AcpFsError::method_not_found(WRITE_TEXT_FILE) } else { error })
             })
         }))
+    }
+
+    /// [`request`](Self::request) for a model's MCP tool call: a session's agent quirks are for
+    /// the agent's own fs requests, never for what the model is told (semantics.md §8).
+    pub(crate) fn tool_request(&self, method: &str, params: Value) -> Option<Operation> {
+        match method {
+            READ_TEXT_FILE => Some(self.read(params, Asker::Mcp)),
+            _ => self.request(method, params),
+        }
     }
 
     /// Starts the request for `method`, or `None` if it is not an fs method.

@@ -12,7 +12,7 @@
 //! use acp_fs::host::{HostAnswer, HostEngine, HostStep};
 //! use serde_json::json;
 //! let engine = HostEngine::new(json!({}), json!({"symlinks": "none", "rangedReads": true})).unwrap();
-//! assert!(engine.open_session(&json!("s"), &json!("/p"), &json!([])).is_none());
+//! assert!(engine.open_session(&json!("s"), &json!("/p"), &json!([]), &json!(null)).is_none());
 //! let op = engine.start("fs/read_text_file", Ok(json!({"sessionId": "s", "path": "/p/a.txt"}))).unwrap();
 //! let HostStep::Io { io, .. } = op.step(None, None) else { panic!() };
 //! assert_eq!(serde_json::to_value(&io).unwrap(), json!({"op": "open", "root": "/p", "path": "/p/a.txt", "head": 16384}));

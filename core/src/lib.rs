@@ -38,7 +38,7 @@ mod options;
 mod protocol;
 mod record;
 pub use error::{codes, AcpFsError, ErrorKind};
-pub use options::{LineEndings, OnConflict, Options, PastEnd, DEFAULT_DENY};
+pub use options::{KnownAgent, LineEndings, OnConflict, Options, PastEnd, SessionOptions, DEFAULT_DENY};
 pub use protocol::{
     FileSystemCapability, ReadTextFileRequest, ReadTextFileResponse, Response, WriteTextFileRequest,
     WriteTextFileResponse, PROTOCOL_VERSION, READ_TEXT_FILE, WRITE_TEXT_FILE,

@@ -174,7 +174,7 @@ impl McpServer {
         let tool = if name == READ_TOOL { agent::READ_TOOL } else { agent::WRITE_TOOL };
         let arguments = params.get("arguments").cloned().unwrap_or_else(|| json!({}));
         match agent::check_tool_arguments(tool, &self.session_id, &arguments) {
-            Ok((method, request)) => match self.fs.request(method, request) {
+            Ok((method, request)) => match self.fs.tool_request(method, request) {
                 Some(operation) => {
                     McpDispatch::Call(Box::new(McpCall { id: id.to_owned(), tool, arguments, operation }))
                 }

@@ -173,18 +173,70 @@ impl Options {
     /// assert_eq!(misspelt.data["field"], "maxReadByte");
     /// ```
     pub fn from_json(value: &serde_json::Value) -> Result<Options, AcpFsError> {
-        if value.is_null() {
-            return Ok(Options::default());
-        }
-        Options::deserialize(value).map_err(|e| {
-            // serde names the expected type, not the key: find the option that fails alone (an
-            // unknown key fails alone too).
-            let field = value
-                .as_object()
-                .and_then(|o| o.iter().find(|(k, v)| Options::deserialize(serde_json::json!({ *k: v })).is_err()))
-                .map_or("options", |(k, _)| k.as_str());
-            AcpFsError::invalid_params(field, e.to_string())
-        })
+        named(value, "options")
+    }
+}
+
+/// `T` from a JSON object of settings (`null` = every default); a bad value or an unknown key is
+/// `-32602` naming that key, or `whole` when the value is not an object.
+fn named<T: Default + for<'de> Deserialize<'de>>(value: &serde_json::Value, whole: &str) -> Result<T, AcpFsError> {
+    if value.is_null() {
+        return Ok(T::default());
+    }
+    T::deserialize(value).map_err(|e| {
+        // serde names the expected type, not the key: find the key that fails alone (an unknown
+        // key fails alone too).
+        let field = value
+            .as_object()
+            .and_then(|o| o.iter().find(|(k, v)| T::deserialize(serde_json::json!({ *k: v })).is_err()))
+            .map_or(whole, |(k, _)| k.as_str());
+        AcpFsError::invalid_params(field, e.to_string())
+    })
+}
+
+/// An agent whose known deviation from ACP a session may be told to work around
+/// (semantics.md §8 "Agent quirks"; the table of agents: `docs/agents.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[non_exhaustive]
+pub enum KnownAgent {
+    /// Google's Gemini CLI (`@google/gemini-cli`, checked with 0.61.0). Its `write_file` and
+    /// `replace` tools read a file through the client before writing it, and only an error
+    /// whose text says "not found" lets them create it; its ACP connection hands them the
+    /// JSON-RPC error as a plain object, whose text is `[object Object]`. A whole-file read of
+    /// a missing file therefore answers `""` in its sessions.
+    #[serde(rename = "gemini-cli")]
+    GeminiCli,
+}
+
+/// What a session is opened with besides its roots: the camelCase JSON the JS packages take
+/// in `openSession(id, {cwd, additionalDirectories, ...})` after the roots. Every field may be
+/// left out; an unknown key or value is refused (`-32602` naming the key).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct SessionOptions {
+    /// The agent on the other end of the session, when it is one whose known bug the session
+    /// works around (`'gemini-cli'`). Default: none, every request is answered by the contract.
+    pub agent: Option<KnownAgent>,
+}
+
+impl SessionOptions {
+    /// Session options from the JS-style object (`null` = every default). A bad value or an
+    /// unknown key is `-32602` naming the key (`"session"` when it is not an object).
+    ///
+    /// ```
+    /// use acp_fs::{KnownAgent, SessionOptions};
+    /// let gemini = SessionOptions::from_json(&serde_json::json!({ "agent": "gemini-cli" })).unwrap();
+    /// assert_eq!(gemini.agent, Some(KnownAgent::GeminiCli));
+    /// assert_eq!(SessionOptions::from_json(&serde_json::Value::Null).unwrap().agent, None);
+    /// let unknown = SessionOptions::from_json(&serde_json::json!({ "agent": "gemini" })).unwrap_err();
+    /// assert_eq!(unknown.data["field"], "agent");
+    /// let misspelt = SessionOptions::from_json(&serde_json::json!({ "agnet": "gemini-cli" })).unwrap_err();
+    /// assert_eq!(misspelt.data["field"], "agnet");
+    /// ```
+    pub fn from_json(value: &serde_json::Value) -> Result<SessionOptions, AcpFsError> {
+        named(value, "session")
     }
 }
 

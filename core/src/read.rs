@@ -1,6 +1,6 @@
 //! `fs/read_text_file` (semantics.md §2–§4).
 
-use crate::ask::Channel;
+use crate::ask::{Channel, Opened};
 use crate::contain::{self, Target};
 use crate::error::AcpFsError;
 use crate::file::{self, ChunkReader, MAX_CHUNK};
@@ -8,19 +8,46 @@ use crate::freshness::{self, Evidence};
 use crate::index::Identity;
 use crate::ledger::Seen;
 use crate::operation::Done;
-use crate::options::PastEnd;
+use crate::options::{KnownAgent, PastEnd};
 use crate::params;
 use crate::path::AbsPath;
 use crate::protocol::{ReadTextFileResponse, Response};
 use crate::refuse::{not_text, storage_error, too_large};
 use crate::state::Shared;
-use crate::storage::Metadata;
+use crate::storage::{Metadata, StorageError, StorageErrorKind};
 use crate::text::{self, Encoding, NotText, SNIFF_BYTES};
 use crate::window::{Checkpoint, Window, WindowError};
 use serde_json::Value;
 use std::sync::Arc;
 
-pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Result<Done, AcpFsError> {
+/// Who asks: an ACP agent (`fs/read_text_file`) or a model through the MCP tool. A session's
+/// agent quirk (semantics.md §8 "Agent quirks") is for the agent's own code, never the model's.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Asker {
+    Acp,
+    Mcp,
+}
+
+/// What the storage gave: the window (or why it cannot be cut), or no file at the path.
+enum Found {
+    Text(Result<String, WindowError>),
+    Missing,
+}
+
+/// The storage's failure to reach the file, with "no file there" kept apart
+/// ([`Found::Missing`]): nothing at the path, or a regular file where a parent should be (what
+/// `storage_error` answers `-32002` for).
+fn reached<T>(answer: Result<T, StorageError>, requested: &AbsPath) -> Result<Result<T, Found>, AcpFsError> {
+    match answer {
+        Ok(value) => Ok(Ok(value)),
+        Err(e) if matches!(e.kind, StorageErrorKind::NotFound | StorageErrorKind::NotADirectory) => {
+            Ok(Err(Found::Missing))
+        }
+        Err(e) => Err(storage_error(e, requested)),
+    }
+}
+
+pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel, asker: Asker) -> Result<Done, AcpFsError> {
     let opts = &shared.policy.options;
     let p = params::read(&params, opts.lenient_params)?;
     let roots = shared.roots(&p.session_id)?;
@@ -37,10 +64,14 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
         Some((_, doc)) if !doc.clean => {
             let mut window = window;
             (seen, document) = (Some(Seen::digest(doc.text.as_bytes())), Some(doc.version));
-            window.feed(doc.text.as_bytes()).and_then(|()| window.finish())
+            Found::Text(window.feed(doc.text.as_bytes()).and_then(|()| window.finish()))
         }
         _ if shared.caps.ranged_reads => stream(&shared, &io, &target, window, &mut seen).await?,
         _ => whole(&shared, &io, &target, window, &mut seen).await?,
+    };
+    let content = match content {
+        Found::Text(content) => content,
+        Found::Missing => return missing(&shared, &p.session_id, asker, whole_file, &target.requested),
     };
     let stale = match &open {
         Some((name, doc)) if doc.clean => {
@@ -66,6 +97,23 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
     Ok(Done { response: Response::Read(ReadTextFileResponse { content, meta: None }), change: None, bytes, stale })
 }
 
+/// No file at the path: `-32002`. Gemini CLI's sessions get `""` for a whole-file read instead:
+/// the only answer its pre-read takes as "nothing there yet" (semantics.md §8 "Agent quirks").
+/// Nothing goes into the read ledger: the agent saw no file, so its write is a creation.
+fn missing(
+    shared: &Shared,
+    session_id: &str,
+    asker: Asker,
+    whole_file: bool,
+    requested: &AbsPath,
+) -> Result<Done, AcpFsError> {
+    if asker == Asker::Acp && whole_file && shared.agent(session_id) == Some(KnownAgent::GeminiCli) {
+        let response = Response::Read(ReadTextFileResponse { content: String::new(), meta: None });
+        return Ok(Done { response, change: None, bytes: 0, stale: None });
+    }
+    Err(AcpFsError::not_found(requested.as_str()))
+}
+
 /// A whole-file read of a file that cannot fit is refused before a byte is read (the 3 bytes
 /// allow for a UTF-8 BOM, which is not content).
 fn fits(window: &Window, size: u64, max: u64, requested: &AbsPath) -> Result<(), AcpFsError> {
@@ -86,18 +134,23 @@ async fn whole(
     target: &Target,
     mut window: Window,
     seen: &mut Option<Seen>,
-) -> Result<Result<String, WindowError>, AcpFsError> {
+) -> Result<Found, AcpFsError> {
     let max = shared.policy.options.max_read_bytes;
     let path = target.real.as_str();
-    let fail = |e| storage_error(e, &target.requested);
     let mut stat = None;
     if shared.caps.stat {
-        let meta = io.stat(path, true).await.map_err(fail)?;
+        let meta = match reached(io.stat(path, true).await, &target.requested)? {
+            Ok(meta) => meta,
+            Err(missing) => return Ok(missing),
+        };
         file::check(shared, &meta, &target.requested)?;
         fits(&window, meta.size, max, &target.requested)?;
         stat = Some(meta);
     }
-    let bytes = io.read_all(path).await.map_err(fail)?;
+    let bytes = match reached(io.read_all(path).await, &target.requested)? {
+        Ok(bytes) => bytes,
+        Err(missing) => return Ok(missing),
+    };
     // The same size-first order as a storage that can stat (semantics.md §8.1).
     fits(&window, bytes.len() as u64, max, &target.requested)?;
     let encoding = sniff(&bytes, &target.requested)?;
@@ -107,10 +160,10 @@ async fn whole(
         let mut meta = stat.unwrap_or(Metadata::new(crate::storage::FileKind::File, 0));
         meta.size = bytes.len() as u64;
         *seen = Some(Seen::identity(&meta));
-        return utf16(&bytes, encoding, max, &target.requested, window);
+        return utf16(&bytes, encoding, max, &target.requested, window).map(Found::Text);
     }
     *seen = Some(Seen::digest(&bytes[encoding.bom_len()..]));
-    Ok(window.feed(&bytes[encoding.bom_len()..]).and_then(|()| window.finish()))
+    Ok(Found::Text(window.feed(&bytes[encoding.bom_len()..]).and_then(|()| window.finish())))
 }
 
 /// Storages with ranged reads: one open file, the head first (the encoding and the NUL test
@@ -121,11 +174,25 @@ async fn stream(
     target: &Target,
     window: Window,
     seen: &mut Option<Seen>,
+) -> Result<Found, AcpFsError> {
+    match reached(file::open(io, target, true).await, &target.requested)? {
+        Ok(opened) => opened_window(shared, io, target, opened, window, seen).await.map(Found::Text),
+        Err(missing) => Ok(missing),
+    }
+}
+
+/// [`stream`] once the file is open.
+async fn opened_window(
+    shared: &Shared,
+    io: &Channel,
+    target: &Target,
+    opened: Opened,
+    window: Window,
+    seen: &mut Option<Seen>,
 ) -> Result<Result<String, WindowError>, AcpFsError> {
     let max = shared.policy.options.max_read_bytes;
     let requested = &target.requested;
     let key = target.real.as_str();
-    let opened = file::open(io, target, true).await.map_err(|e| storage_error(e, requested))?;
     let meta = opened.meta;
     *seen = Some(Seen::identity(&meta));
     file::check(shared, &meta, requested)?;

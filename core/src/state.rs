@@ -5,7 +5,7 @@
 use crate::error::AcpFsError;
 use crate::index::{Identity, LineIndex};
 use crate::ledger::{self, Ledgers, Limits, Seen, Turns};
-use crate::options::Policy;
+use crate::options::{KnownAgent, Policy};
 use crate::path::AbsPath;
 use crate::storage::StorageCaps;
 use std::collections::HashMap;
@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 pub(crate) struct Shared {
     pub policy: Policy,
     pub caps: StorageCaps,
-    sessions: RwLock<HashMap<String, Arc<[AbsPath]>>>,
+    sessions: RwLock<HashMap<String, Session>>,
     documents: RwLock<HashMap<String, Document>>,
     /// Versions for documents: every open, update, reload and write gets a new one.
     document_clock: AtomicU64,
@@ -26,6 +26,12 @@ pub(crate) struct Shared {
     pub ledgers: Ledgers,
     /// One write at a time per real path (semantics.md §9).
     pub turns: Arc<Turns>,
+}
+
+/// An opened session: its root set, and the agent whose known bug it works around, if any.
+struct Session {
+    roots: Arc<[AbsPath]>,
+    agent: Option<KnownAgent>,
 }
 
 /// An open document: its text, its version, and whether it matches storage (the host said it
@@ -58,9 +64,14 @@ impl Shared {
         self.caps.write && !self.policy.options.read_only
     }
 
-    /// Sets (or replaces) a session's root set.
-    pub fn open_session(&self, session_id: &str, roots: Arc<[AbsPath]>) {
-        write_lock(&self.sessions).insert(session_id.to_owned(), roots);
+    /// Sets (or replaces) a session's root set and agent.
+    pub fn open_session(&self, session_id: &str, roots: Arc<[AbsPath]>, agent: Option<KnownAgent>) {
+        write_lock(&self.sessions).insert(session_id.to_owned(), Session { roots, agent });
+    }
+
+    /// The agent the session was opened for (none for a session the host did not open).
+    pub fn agent(&self, session_id: &str) -> Option<KnownAgent> {
+        read_lock(&self.sessions).get(session_id).and_then(|s| s.agent)
     }
 
     /// Forgets the session's roots, then its read ledger.
@@ -71,8 +82,8 @@ impl Shared {
 
     /// The session's root set, or the default policy's.
     pub fn roots(&self, session_id: &str) -> Result<Arc<[AbsPath]>, AcpFsError> {
-        if let Some(roots) = read_lock(&self.sessions).get(session_id) {
-            return Ok(roots.clone());
+        if let Some(session) = read_lock(&self.sessions).get(session_id) {
+            return Ok(session.roots.clone());
         }
         match &self.policy.default_roots {
             Some(roots) => Ok(roots.iter().chain(&self.policy.extra_roots).cloned().collect()),

@@ -6,7 +6,7 @@
 //! Types `npm/types/host.d.ts` (the binding protocol, generated from `host`) already declares
 //! are re-exported from there rather than declared twice.
 
-use crate::options::Options;
+use crate::options::{KnownAgent, Options, SessionOptions};
 use crate::protocol::{ReadTextFileRequest, WriteTextFileRequest};
 use ts_rs::{Config, TS};
 
@@ -29,6 +29,8 @@ fn generate() -> String {
         FROM_HOST.join(", ")
     );
     out.push_str(&declare::<Options>(&cfg));
+    out.push_str(&declare::<SessionOptions>(&cfg));
+    out.push_str(&declare::<KnownAgent>(&cfg));
     out.push_str(&declare::<ReadTextFileRequest>(&cfg));
     out.push_str(&declare::<WriteTextFileRequest>(&cfg));
     out

@@ -2,8 +2,8 @@
 //! payload, operation misuse, the async driver, sessions and documents.
 
 use acp_fs::{
-    AcpFs, Answer, AsyncHost, AsyncStorage, ChangeRecord, DefaultHost, DocumentWrite, Host, Io, MemoryStorage,
-    Metadata, Options, Step, Storage, StorageCaps, StorageError,
+    AcpFs, Answer, AsyncHost, AsyncStorage, ChangeRecord, DefaultHost, DocumentWrite, Host, Io, KnownAgent,
+    MemoryStorage, Metadata, Options, SessionOptions, Step, Storage, StorageCaps, StorageError,
 };
 use serde_json::{json, Value};
 use std::cell::RefCell;
@@ -153,6 +153,27 @@ fn sessions_validate_their_roots() {
     let storage = MemoryStorage::new();
     let out = acp_fs::run(fs.read_text_file(json!({"sessionId": "s", "path": "/p/a.txt"})), &storage, &DefaultHost);
     assert_eq!(out.result.unwrap_err().data["field"], "sessionId");
+}
+
+#[test]
+fn agent_quirks_are_for_the_agent_never_for_mcp_tools() {
+    // Gemini CLI's pre-read gets "" for a missing file (semantics.md §8 "Agent quirks"); a model
+    // calling the MCP tool in the same session must still be told the file is not there.
+    let (storage, fs) = setup();
+    let gemini = SessionOptions { agent: Some(KnownAgent::GeminiCli) };
+    fs.open_session_with("s", "/p", &[], &gemini).unwrap();
+    let acp = acp_fs::run(fs.read_text_file(json!({"sessionId": "s", "path": "/p/new.txt"})), &storage, &DefaultHost);
+    assert_eq!(acp.result.unwrap().to_json(), json!({"content": ""}));
+    let server = acp_fs::mcp::McpServer::new(fs.clone(), "s");
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call",
+        "params":{"name":"read_text_file","arguments":{"path":"/p/new.txt"}}}"#;
+    let reply: Value = serde_json::from_str(&server.handle(&storage, &DefaultHost, call).unwrap()).unwrap();
+    assert_eq!(reply["result"]["isError"], true, "{reply}");
+    assert_eq!(reply["result"]["content"][0]["text"], "File not found: /p/new.txt", "{reply}");
+    // Reopening the session without the agent ends the quirk.
+    fs.open_session("s", "/p", &[]).unwrap();
+    let acp = acp_fs::run(fs.read_text_file(json!({"sessionId": "s", "path": "/p/new.txt"})), &storage, &DefaultHost);
+    assert_eq!(acp.result.unwrap_err().code, acp_fs::codes::RESOURCE_NOT_FOUND);
 }
 
 #[test]

@@ -3,7 +3,9 @@
 //! reads (every chunk boundary case) and once with whole-file reads; both must meet the
 //! vector's expectation.
 
-use acp_fs::{AcpFs, ChangeRecord, DocumentWrite, Host, MemoryStorage, Options, Storage, StorageCaps, Symlinks};
+use acp_fs::{
+    AcpFs, ChangeRecord, DocumentWrite, Host, MemoryStorage, Options, SessionOptions, Storage, StorageCaps, Symlinks,
+};
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -132,7 +134,7 @@ fn run_vector(v: &Value, ranged: bool, fails: &mut Vec<String>) {
             .and_then(Value::as_array)
             .map(|a| a.iter().map(|d| d.as_str().unwrap().to_owned()).collect())
             .unwrap_or_default();
-        if let Err(e) = fs.open_session(id, s["cwd"].as_str().unwrap(), &extra) {
+        if let Err(e) = fs.open_session_with(id, s["cwd"].as_str().unwrap(), &extra, &session_options(s)) {
             return fails.push(format!("{where_}: open_session failed: {e}"));
         }
     }
@@ -193,7 +195,8 @@ fn run_vector(v: &Value, ranged: bool, fails: &mut Vec<String>) {
             } else if let Some(session) = step.get("closeSession").and_then(Value::as_str) {
                 fs.close_session(session);
             } else if let Some(open) = step.get("openSession") {
-                fs.open_session(open["id"].as_str().unwrap(), open["cwd"].as_str().unwrap(), &[]).unwrap();
+                let (id, cwd) = (open["id"].as_str().unwrap(), open["cwd"].as_str().unwrap());
+                fs.open_session_with(id, cwd, &[], &session_options(open)).unwrap();
             } else if let Some(group) = step.get("together").and_then(Value::as_array) {
                 let mut ops = Vec::new();
                 for r in group {
@@ -355,4 +358,13 @@ fn every_vector_holds_on_every_storage_variant() {
     }
     assert!(fails.is_empty(), "{} of {} vectors failed:\n{}", fails.len(), all.len(), fails.join("\n"));
     eprintln!("{} vectors held on every storage variant", all.len());
+}
+
+/// A vector session's options: its keys besides the id and the roots (`agent`).
+fn session_options(session: &Value) -> SessionOptions {
+    let mut rest = session.as_object().cloned().unwrap_or_default();
+    for roots in ["id", "cwd", "additionalDirectories"] {
+        rest.remove(roots);
+    }
+    SessionOptions::from_json(&Value::Object(rest)).expect("a vector's session options are valid")
 }

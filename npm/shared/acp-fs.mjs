@@ -9,7 +9,7 @@ import { deriveCaps, hostStorage, StorageIo } from './storage.mjs';
 import { drive, Turns } from './driver.mjs';
 import { mcpOverAcp, mcpServerFor } from './mcp-acp.mjs';
 import { Documents } from './documents.mjs';
-import { engineOptions, notify } from './hooks.mjs';
+import { engineOptions, engineSettings, notify } from './hooks.mjs';
 import { InFlight } from './in-flight.mjs';
 import { echoParams, flatParams, jsonParams, jsonValue, notJson, requireString } from './params.mjs';
 import { escapeLoneSurrogates } from './surrogates.mjs';
@@ -98,10 +98,14 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
       this.mcpHandler = this.mcpHandler.bind(this);
     }
 
-    /** Registers (or replaces, for `session/load`) a session's roots. */
-    openSession(sessionId, { cwd, additionalDirectories = [] } = {}) {
+    /**
+     * Registers (or replaces, for `session/load`) a session's roots; the object's other keys are
+     * the session's options (`agent`), which the engine checks.
+     */
+    openSession(sessionId, { cwd, additionalDirectories = [], ...session } = {}) {
       requireString(sessionId, 'sessionId');
-      const err = this.#engine.openSession(sessionId, cwd ?? null, jsonValue(additionalDirectories));
+      const options = jsonParams(engineSettings(session));
+      const err = this.#engine.openSession(sessionId, cwd ?? null, jsonValue(additionalDirectories), options);
       if (err) throw new AcpFsError(err);
     }
 

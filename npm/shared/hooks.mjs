@@ -14,9 +14,17 @@ export const HOST_ONLY = new Set(['storage', 'approveWrite', 'onChange', 'onAudi
  * misspelt hook (`onAudits`) is refused by name like any unknown key.
  */
 export function engineOptions(options) {
+  return engineSettings(options, HOST_ONLY);
+}
+
+/**
+ * The keys of `object` the engine judges (engine options, a session's options), as
+ * `engineOptions` hands them over; `hostOnly` keys stay in JS.
+ */
+export function engineSettings(object, hostOnly = new Set()) {
   const out = {};
-  for (const [key, value] of Object.entries(options)) {
-    if (HOST_ONLY.has(key) || value === undefined) continue;
+  for (const [key, value] of Object.entries(object)) {
+    if (hostOnly.has(key) || value === undefined) continue;
     out[key] = typeof value === 'function' || typeof value === 'symbol' ? NOT_JSON : value;
   }
   return out;

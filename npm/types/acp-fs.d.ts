@@ -9,8 +9,10 @@ import type { AuditEvent, ChangeRecord, DocumentWrite, ErrorKind } from './host.
 import type {
   EngineOptions,
   FileSystemCapability,
+  KnownAgent,
   ReadTextFileRequest,
   ReadTextFileResponse,
+  SessionOptions,
   StorageCaps,
   WriteTextFileRequest,
   WriteTextFileResponse,
@@ -20,8 +22,10 @@ export type {
   ChangeRecord,
   EngineOptions,
   FileSystemCapability,
+  KnownAgent,
   ReadTextFileRequest,
   ReadTextFileResponse,
+  SessionOptions,
   WriteTextFileRequest,
   WriteTextFileResponse,
 };
@@ -143,7 +147,11 @@ export interface AcpFsOptions extends EngineOptions {
   onDocumentStale?: (path: string) => void;
 }
 
-export interface SessionRoots {
+/**
+ * A session's roots, and its options (`SessionOptions`, generated from Rust: `agent`). A key the
+ * engine does not know is refused by name (`invalid_params`).
+ */
+export interface SessionRoots extends SessionOptions {
   /** The session's working directory (absolute). */
   cwd: string;
   /** Further roots from `session/new` (the additional-directories RFD). */
@@ -234,7 +242,10 @@ export declare class AcpFs {
   /** Throws an `AcpFsError` (`invalid_params`, naming the option) on a bad option. */
   constructor(options?: AcpFsOptions);
   readonly documents: AcpFsDocuments;
-  /** Registers (or replaces, for `session/load`) a session's root set. Throws on a relative root. */
+  /**
+   * Registers (or replaces, for `session/load`) a session's root set and options. Throws on a
+   * relative root, an unknown option or an unknown `agent`.
+   */
   openSession(sessionId: string, roots: SessionRoots): void;
   closeSession(sessionId: string): void;
   /**

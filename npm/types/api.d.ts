@@ -94,6 +94,24 @@ ledgerFileBytes?: number,
 ledgerSessionBytes?: number, };
 
 /**
+ * What a session is opened with besides its roots: the camelCase JSON the JS packages take
+ * in `openSession(id, {cwd, additionalDirectories, ...})` after the roots. Every field may be
+ * left out; an unknown key or value is refused (`-32602` naming the key).
+ */
+export type SessionOptions = { 
+/**
+ * The agent on the other end of the session, when it is one whose known bug the session
+ * works around (`'gemini-cli'`). Default: none, every request is answered by the contract.
+ */
+agent?: KnownAgent, };
+
+/**
+ * An agent whose known deviation from ACP a session may be told to work around
+ * (semantics.md §8 "Agent quirks"; the table of agents: `docs/agents.md`).
+ */
+export type KnownAgent = "gemini-cli";
+
+/**
  * `fs/read_text_file` params (ACP v1).
  */
 export type ReadTextFileRequest = { 

@@ -12,23 +12,28 @@ import { HOST_ONLY } from '../../npm/shared/hooks.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** The member names of `export type EngineOptions = { … }` in the generated declarations. */
-function engineOptionKeys() {
+/** The member names of `export type <name> = { … }` in the generated declarations. */
+function generatedKeys(name = 'EngineOptions') {
   const path = join(root, 'npm', 'types', 'api.d.ts');
   const file = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest);
-  const alias = file.statements.find((s) => ts.isTypeAliasDeclaration(s) && s.name.text === 'EngineOptions');
-  assert.ok(alias && ts.isTypeLiteralNode(alias.type), 'api.d.ts declares EngineOptions as an object type');
+  const alias = file.statements.find((s) => ts.isTypeAliasDeclaration(s) && s.name.text === name);
+  assert.ok(alias && ts.isTypeLiteralNode(alias.type), `api.d.ts declares ${name} as an object type`);
   return alias.type.members.map((m) => {
-    assert.ok(ts.isPropertySignature(m) && m.questionToken, `EngineOptions member ${m.name?.getText(file)} is an optional property`);
+    assert.ok(ts.isPropertySignature(m) && m.questionToken, `${name} member ${m.name?.getText(file)} is an optional property`);
     return m.name.getText(file);
   });
 }
 
-/** The table's rows: the option names of the first cell (`a` / `b` names two) and the meaning. */
-function tableRows() {
+const engineOptionKeys = () => generatedKeys('EngineOptions');
+
+/**
+ * The rows of the table whose first column is `first`: the names of the first cell (`a` / `b`
+ * names two) and the meaning.
+ */
+function tableRows(first = 'option') {
   const lines = readFileSync(join(root, 'docs', 'options.md'), 'utf8').split('\n');
-  const head = lines.findIndex((l) => /^\| option \| default \| meaning \|$/.test(l));
-  assert.ok(head >= 0, 'docs/options.md has the table "| option | default | meaning |"');
+  const head = lines.indexOf(`| ${first} | default | meaning |`);
+  assert.ok(head >= 0, `docs/options.md has the table "| ${first} | default | meaning |"`);
   const rows = [];
   for (const line of lines.slice(head + 2)) {
     if (!line.startsWith('|')) break;
@@ -64,4 +69,9 @@ test('the table marks the host-only options, and only those', () => {
       assert.equal(meaning.startsWith('host-only:'), HOST_ONLY.has(name), `${name}: "host-only:" ${HOST_ONLY.has(name) ? 'missing' : 'on an engine option'}`);
     }
   }
+});
+
+test('the session option table holds every generated session option, and nothing else', () => {
+  // openSession's keys besides the roots (`SessionOptions`, generated from Rust).
+  assert.deepEqual(sorted(tableRows('session option').flatMap((r) => r.names)), sorted(generatedKeys('SessionOptions')));
 });

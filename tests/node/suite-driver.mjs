@@ -497,6 +497,24 @@ export function driverSuite({ AcpFs, label }) {
       assert.throws(() => new AcpFs({ storage: {} }), TypeError);
       assert.throws(() => fs.openSession(7, { cwd: '/p' }), (e) => e.name === 'AcpFsError' && e.data.field === 'sessionId');
       assert.throws(() => fs.documents.open('/project/a.txt', null), (e) => e.name === 'AcpFsError' && e.data.field === 'text');
+      // The session's options (semantics.md §8 "Agent quirks"): the engine names what it does
+      // not know, a misspelt key and a function (which JSON would drop) included.
+      for (const [session, field] of [
+        [{ agent: 'qwen-code' }, 'agent'],
+        [{ agent: 'Gemini-CLI' }, 'agent'],
+        [{ agent: 3 }, 'agent'],
+        [{ agnet: 'gemini-cli' }, 'agnet'],
+        [{ agent: () => 'gemini-cli' }, 'agent'],
+      ]) {
+        assert.throws(
+          () => fs.openSession('s3', { cwd: '/p', ...session }),
+          (e) => e.name === 'AcpFsError' && e.code === 'invalid_params' && e.data.field === field,
+          JSON.stringify(session),
+        );
+      }
+      fs.openSession('s3', { cwd: '/p', agent: 'gemini-cli' });
+      fs.openSession('s3', { cwd: '/p', agent: undefined });
+      fs.openSession('s3', { cwd: '/p', agent: null });
     });
 
     test('a session closed is unknown again', async () => {

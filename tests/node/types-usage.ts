@@ -9,6 +9,7 @@ import type {
   ChangeRecord,
   ClientFsCapabilities,
   FsRequest,
+  KnownAgent,
   McpAcpServer,
   McpHandler,
   McpHttpServer,
@@ -64,6 +65,10 @@ async function main(): Promise<void> {
   const fs = new AcpFs(options);
   const native = new AcpFs();
   native.openSession('s1', { cwd: '/workspace', additionalDirectories: ['/lib'] });
+  const gemini: KnownAgent = 'gemini-cli';
+  native.openSession('s2', { cwd: '/workspace', agent: gemini });
+  // @ts-expect-error: an agent acp-fs knows no quirk of
+  native.openSession('s3', { cwd: '/workspace', agent: 'qwen-code' });
   fs.documents.open('/workspace/a.rs', 'fn main() {}\n');
   const text: string | null = fs.documents.get('/workspace/a.rs');
   fs.documents.close('/workspace/a.rs');

@@ -253,7 +253,8 @@ async function runSteps(fs, steps, prepared, changes, hold, stale) {
     } else if (step.closeSession) {
       fs.closeSession(step.closeSession);
     } else if (step.openSession) {
-      fs.openSession(step.openSession.id, { cwd: step.openSession.cwd });
+      const { id, ...session } = step.openSession;
+      fs.openSession(id, session);
     } else if (step.together) {
       // The first write is started and waits for its approval while holding its turn; the others
       // are started then, in order, and given time to run as far as they can; then the approvals go.
@@ -336,7 +337,7 @@ export async function runVector(AcpFs, original, backend) {
       },
     });
     for (const [id, s] of Object.entries(vector.sessions ?? DEFAULT_SESSIONS)) {
-      fs.openSession(id, { cwd: s.cwd, additionalDirectories: s.additionalDirectories ?? [] });
+      fs.openSession(id, { ...s, additionalDirectories: s.additionalDirectories ?? [] });
     }
     for (const [path, text] of Object.entries(vector.documents ?? {})) fs.documents.open(path, text);
     const got = {};

@@ -97,7 +97,7 @@ mod tests {
         let caps =
             json!({"symlinks": "resolvable", "stat": true, "rangedReads": true, "write": true, "makeDirs": true});
         let engine = HostEngine::new(json!({}), caps).unwrap();
-        assert!(engine.open_session(&json!("s"), &json!(dir.to_str().unwrap()), &json!([])).is_none());
+        assert!(engine.open_session(&json!("s"), &json!(dir.to_str().unwrap()), &json!([]), &json!(null)).is_none());
         let params = json!({"sessionId": "s", "path": path.to_str().unwrap(), "content": "new\n"});
         let op = engine.start("fs/write_text_file", Ok(params)).unwrap();
         let approve = op.run_on_disk(None);
@@ -149,7 +149,7 @@ mod tests {
         let caps =
             json!({"symlinks": "resolvable", "stat": true, "rangedReads": true, "write": true, "makeDirs": true});
         let engine = HostEngine::new(json!({}), caps).unwrap();
-        assert!(engine.open_session(&json!("s"), &json!(dir.to_str().unwrap()), &json!([])).is_none());
+        assert!(engine.open_session(&json!("s"), &json!(dir.to_str().unwrap()), &json!([]), &json!(null)).is_none());
         let path = dir.join("a.txt");
         let op =
             engine.start("fs/read_text_file", Ok(json!({"sessionId": "s", "path": path.to_str().unwrap()}))).unwrap();

@@ -7,7 +7,7 @@ use crate::engine::AcpFs;
 use crate::error::AcpFsError;
 use crate::mcp::{McpDispatch, McpServer};
 use crate::operation::Operation;
-use crate::options::Options;
+use crate::options::{Options, SessionOptions};
 use crate::protocol::{FileSystemCapability, READ_TEXT_FILE, WRITE_TEXT_FILE};
 use crate::storage::{StorageCaps, Symlinks};
 use serde_json::Value;
@@ -34,8 +34,15 @@ impl HostEngine {
         &self.fs
     }
 
-    /// Registers a session's roots; `None` on success.
-    pub fn open_session(&self, session_id: &Value, cwd: &Value, additional_directories: &Value) -> Option<AcpFsError> {
+    /// Registers a session's roots and its options (`SessionOptions::from_json`: the rest of
+    /// the JS session object, `null` for none); `None` on success.
+    pub fn open_session(
+        &self,
+        session_id: &Value,
+        cwd: &Value,
+        additional_directories: &Value,
+        session: &Value,
+    ) -> Option<AcpFsError> {
         let opened = (|| {
             let id = string("sessionId", session_id)?;
             let cwd = cwd.as_str().ok_or_else(|| AcpFsError::invalid_params("cwd", PATH_STRING))?;
@@ -52,7 +59,7 @@ impl HostEngine {
                     .collect::<Result<_, _>>()?,
                 _ => return Err(AcpFsError::invalid_params("additionalDirectories", "must be an array")),
             };
-            self.fs.open_session(id, cwd, &dirs)
+            self.fs.open_session_with(id, cwd, &dirs, &SessionOptions::from_json(session)?)
         })();
         opened.err()
     }
@@ -275,12 +282,21 @@ mod tests {
     #[test]
     fn host_calls_name_what_is_wrong() {
         let engine = engine();
-        let e = engine.open_session(&json!("s"), &json!(42), &Value::Null).unwrap();
+        let e = engine.open_session(&json!("s"), &json!(42), &Value::Null, &json!(null)).unwrap();
         assert_eq!(e.data["field"], "cwd");
-        let e = engine.open_session(&json!("s"), &json!("/p"), &json!(["/q", 3])).unwrap();
+        let e = engine.open_session(&json!("s"), &json!("/p"), &json!(["/q", 3]), &json!(null)).unwrap();
         assert_eq!(e.data["field"], "additionalDirectories[1]");
-        let e = engine.open_session(&json!("s"), &json!("/p"), &json!("x")).unwrap();
+        let e = engine.open_session(&json!("s"), &json!("/p"), &json!("x"), &json!(null)).unwrap();
         assert_eq!(e.data["field"], "additionalDirectories");
+        // The session's options: an unknown agent, a misspelt key or a non-object is named.
+        let e = engine.open_session(&json!("s"), &json!("/p"), &json!([]), &json!({"agent": "qwen-code"})).unwrap();
+        assert_eq!((e.code, e.data["field"].as_str()), (crate::codes::INVALID_PARAMS, Some("agent")));
+        let e = engine.open_session(&json!("s"), &json!("/p"), &json!([]), &json!({"agnet": "gemini-cli"})).unwrap();
+        assert_eq!(e.data["field"], "agnet");
+        let e = engine.open_session(&json!("s"), &json!("/p"), &json!([]), &json!("gemini-cli")).unwrap();
+        assert_eq!(e.data["field"], "session");
+        assert!(engine.open_session(&json!("s"), &json!("/p"), &json!([]), &json!({"agent": "gemini-cli"})).is_none());
+        assert!(engine.open_session(&json!("s"), &json!("/p"), &json!([]), &json!({"agent": null})).is_none());
         assert_eq!(engine.open_document(&json!("rel.txt"), &json!("x")).unwrap().data["field"], "path");
         assert_eq!(engine.open_document(&json!("/p/a.txt"), &json!(1)).unwrap().data["field"], "text");
         assert!(engine.open_document(&json!("/p/a.txt"), &json!("buffer")).is_none());

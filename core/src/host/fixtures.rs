@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 pub(super) fn engine() -> HostEngine {
     let engine = HostEngine::new(json!({}), json!({"symlinks": "none", "rangedReads": true, "write": true})).unwrap();
-    assert!(engine.open_session(&json!("s"), &json!("/p"), &Value::Null).is_none());
+    assert!(engine.open_session(&json!("s"), &json!("/p"), &Value::Null, &json!(null)).is_none());
     engine
 }
 

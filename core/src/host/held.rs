@@ -105,7 +105,7 @@ mod tests {
 
     fn engine() -> HostEngine {
         let engine = HostEngine::new(json!({"roots": ["/p"]}), json!({"symlinks": "none"})).unwrap();
-        assert!(engine.open_session(&json!("s"), &json!("/p"), &json!([])).is_none());
+        assert!(engine.open_session(&json!("s"), &json!("/p"), &json!([]), &json!(null)).is_none());
         engine
     }
 

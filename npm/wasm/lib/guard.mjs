@@ -224,8 +224,8 @@ export function guardBinding(raw) {
       this.#raw = rawEngine;
     }
 
-    openSession(sessionId, cwd, additionalDirectories) {
-      return guard(() => this.#raw.openSession(sessionId, cwd, additionalDirectories), internal);
+    openSession(sessionId, cwd, additionalDirectories, session) {
+      return guard(() => this.#raw.openSession(sessionId, cwd, additionalDirectories, session), internal);
     }
 
     closeSession(sessionId) {

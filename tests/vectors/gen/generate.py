@@ -56,6 +56,7 @@ FILES = [
     ("decisions_writes.json", sec_decisions.writes),
     ("decisions_deny.json", sec_decisions.deny),
     ("decisions_dispatch.json", sec_decisions.dispatch),
+    ("decisions_agents.json", sec_decisions.agents),
 ]
 
 KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")

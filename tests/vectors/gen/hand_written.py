@@ -52,6 +52,8 @@ HAND_WRITTEN = [
             "stale-ledger-keyed-by-real-path": ["9.ledger-real-path", "9.merge-clean"],
             "stale-document-version-unmoved-windowed": ["9.doc-version", "9.ledger-window", "9.merge-unchanged"],
             "stale-merge-adjacent-lines-refused": ["9.adjacent", "9.overlap"],
+            "gemini-pre-reads-then-write-creates": ["8.agent-gemini", "9.blind", "5.create"],
+            "gemini-session-reopened-without-agent": ["8.agent-gemini", "8.agent-default"],
         },
     ),
     HandWritten(

@@ -785,3 +785,59 @@ def dispatch():
           storage={"symlinks": False}, files={A: "x"}, request=read(A), expect={**ok("x"), "capabilities": caps(True, True)}),
     ]
     return v
+
+
+# ------------------------------------------------------------------ agent quirks (§8)
+
+def agents():
+    """A session opened for an agent with a known bug (`agent`, semantics.md §8 "Agent quirks")."""
+    gem = {"cwd": "/project", "additionalDirectories": [], "agent": "gemini-cli"}
+    G = {"s1": gem}
+    GF = FA
+    q = "§8 agent quirks: a gemini-cli session answers a whole-file read of a missing file with \"\""
+    s = "§8 agent quirks: only a whole-file read of a missing file changes in a gemini-cli session"
+    d = "§8 agent quirks: without `agent` a missing file is -32002"
+    new = "/project/new.txt"
+    return [
+        V("gemini-missing-file-reads-empty", q, ["8.agent-gemini"],
+          sessions=G, files=GF, request=read(new), expect={**ok(""), "absent": [new]}),
+        V("gemini-missing-file-line-one-reads-empty", q + " (line 1 and no limit is the whole file)", ["8.agent-gemini", "2.line-default"],
+          sessions=G, files=GF, request=read(new, line=1), expect=ok("")),
+        V("gemini-missing-parents-read-empty", q + " (its directories missing too)", ["8.agent-gemini", "8.missing-realpath"],
+          sessions=G, files=GF, request=read("/project/new/dir/x.txt"), expect={**ok(""), "absent": ["/project/new"]}),
+        V("gemini-below-file-reads-empty", q + " (a regular file where a parent should be: no file there)", ["8.agent-gemini", "81.below-file"],
+          sessions=G, files=GF, request=read("/project/a.txt/x.txt"), expect={**ok(""), "files": {A: "alpha\n"}}),
+        V("gemini-missing-file-no-symlinks-reads-empty", q + " (a storage without symlinks)", ["8.agent-gemini"],
+          sessions=G, files=GF, storage=NOSYM, request=read(new), expect=ok("")),
+        V("gemini-existing-file-as-ever", s + ": an existing file is its text", ["8.agent-scope"],
+          sessions=G, files=GF, request=read(A), expect=ok("alpha\n")),
+        V("gemini-missing-window-line-not-found", s + ": a window (line 2) of a missing file is -32002", ["8.agent-scope"],
+          sessions=G, files=GF, request=read(new, line=2), expect=not_found(new)),
+        V("gemini-missing-window-limit-not-found", s + ": a window (limit) of a missing file is -32002", ["8.agent-scope"],
+          sessions=G, files=GF, request=read(new, limit=10), expect=not_found(new)),
+        V("gemini-directory-not-a-file", s + ": a directory is not_a_file", ["8.agent-scope", "3.non-regular"],
+          sessions=G, files=GF, request=read("/project/sub"), expect=policy("not_a_file", "/project/sub")),
+        V("gemini-denied-missing-file-denied", s + ": a denied name is denied_by_pattern, present or not", ["8.agent-scope", "3.deny"],
+          sessions=G, files=GF, request=read("/project/.env"), expect=policy("denied_by_pattern", "/project/.env")),
+        V("gemini-outside-roots-denied", s + ": a path outside the roots is path_outside_roots", ["8.agent-scope", "3.roots"],
+          sessions=G, files=GF, request=read("/outside/new.txt"), expect=policy("path_outside_roots", "/outside/new.txt")),
+        V("gemini-outside-roots-zed-compat-not-found", s + ": under zedCompat a path outside the roots is still -32002", ["8.agent-scope", "6.zed-compat"],
+          options={"zedCompat": True}, sessions=G, files=GF, request=read("/outside/new.txt"), expect=not_found("/outside/new.txt")),
+        V("gemini-dangling-symlink-escape", s + ": a dangling symlink is symlink_escape", ["8.agent-scope", "8.dangling"],
+          sessions=G, files={**GF, "/project/dangling": link("/project/missing.txt")}, request=read("/project/dangling"),
+          expect=policy("symlink_escape", "/project/dangling")),
+        V("gemini-unresolvable-storage-fails-closed", s + ": a storage that cannot resolve symlinks still fails closed", ["8.agent-scope", "81.realpath-false"],
+          sessions=G, files=GF, storage={"realpath": False}, request=read(new), expect=policy("symlink_escape", new)),
+        V("gemini-open-document-without-file", s + ": an open document is read, file or not", ["8.agent-scope", "5.overlay-read"],
+          sessions=G, files=GF, documents={new: "unsaved\n"}, request=read(new), expect=ok("unsaved\n")),
+        V("gemini-write-creates-as-ever", s + ": a write to a missing file creates it", ["8.agent-scope", "5.create"],
+          sessions=G, files=GF, request=write(new, "made\n"),
+          expect={**OK_WRITE, "files": {new: "made\n"}, "change": change(new, None, "made\n")}),
+        V("agent-absent-missing-file-not-found", d, ["8.agent-default", "6.not-found"],
+          files=GF, request=read(new), expect=not_found(new)),
+        V("agent-other-session-missing-file-not-found", d + " (another session on the same engine is gemini-cli)", ["8.agent-default"],
+          sessions={"s1": gem, "s2": {"cwd": "/project", "additionalDirectories": []}}, files=GF,
+          request=read(new, sid="s2"), expect=not_found(new)),
+        V("agent-default-policy-missing-file-not-found", d + " (a session the host never opened: the default policy)", ["8.agent-default", "3.unknown-session"],
+          options={"roots": ["/project"]}, sessions={}, files=GF, request=read(new, sid="unopened"), expect=not_found(new)),
+    ]
