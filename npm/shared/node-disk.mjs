@@ -268,6 +268,9 @@ export function fromNodeDisk(fs = builtinFs(), { procfs = true } = {}) {
     let last;
     for (let i = 0; i < TEMP_ATTEMPTS; i++) {
       const tempName = `.${stem}.acp-fs-${pid}-${tempCounter++}.tmp`;
+      // Without /proc the create goes by path: the directory is checked again right before it,
+      // so a swap must land in the one step between (narrowed, not closed: docs/security.md).
+      if (!procFd() && (await fsp.realpath(dir)) !== dir) throw raced(dir, 'the directory');
       try {
         // Born no more permissive than the file it replaces; the exact mode is set next.
         const file = await fsp.open(within(handle, dir, tempName), CREATE, mode === null ? 0o666 : mode & 0o777);
@@ -417,16 +420,7 @@ export function fromNodeDisk(fs = builtinFs(), { procfs = true } = {}) {
 
   async function makeDirs(root, path) {
     if (!under(root, path)) throw raced(path, 'the directory');
-    if (!procFd()) {
-      await fsp.mkdir(path, { recursive: true }).catch((e) => {
-        throw e?.code === 'EEXIST' ? failure('ENOTDIR', 'a component exists and is not a directory, mkdir', path) : e;
-      });
-      if ((await fsp.realpath(path)) !== path) throw raced(path, 'a directory on the way');
-      return;
-    }
-    // From the nearest existing ancestor (proven by its descriptor to be that real path) down,
-    // one component at a time through the parent's descriptor, never following a link: what
-    // is created is where the engine checked, whatever is swapped meanwhile.
+    // From the nearest existing ancestor down, one component at a time.
     const missing = [];
     let start = path;
     for (;;) {
@@ -437,6 +431,26 @@ export function fromNodeDisk(fs = builtinFs(), { procfs = true } = {}) {
       missing.unshift(name);
       start = dir;
     }
+    if (!procFd()) {
+      // By path: each parent is checked right before its one directory is made, so a swap must
+      // land in the step between (narrowed, not closed: docs/security.md). `mkdir -p` would walk
+      // the whole path again for every component.
+      let at = start;
+      for (const part of missing) {
+        if ((await fsp.realpath(at).catch(() => null)) !== at) throw raced(at, 'a directory on the way');
+        at = at.endsWith(sep) ? at + part : at + sep + part;
+        await fsp.mkdir(at).catch((e) => {
+          if (e?.code !== 'EEXIST') throw e;
+        });
+      }
+      const st = await fsp.lstat(path);
+      if (!st.isDirectory()) throw failure('ENOTDIR', 'a component exists and is not a directory, mkdir', path);
+      if ((await fsp.realpath(path)) !== path) throw raced(path, 'a directory on the way');
+      return;
+    }
+    // Through /proc: from the nearest existing ancestor (proven by its descriptor to be that real
+    // path) down, one component at a time through the parent's descriptor, never following a
+    // link: what is created is where the engine checked, whatever is swapped meanwhile.
     let handle = await openDir(root !== null && root !== undefined && under(root, start) ? root : undefined, start).catch((e) => {
       throw e?.code === 'ENOTDIR' || e?.code === 'ELOOP' ? failure('ENOTDIR', 'a component exists and is not a directory, mkdir', path) : e;
     });

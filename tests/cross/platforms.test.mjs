@@ -11,13 +11,14 @@
 // without them (ACP_FS_CROSS unset) the emulated runs are skipped with the reason.
 
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as nodeFs from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { readMachO } from './macho.mjs';
+import { MARKER, SWAPPER, snapshot, temps } from '../node/race-kit.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkgDir = join(root, 'npm', 'node');
@@ -40,8 +41,14 @@ function missing(paths) {
 const run = (cmd, args, cwd) =>
   execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
 
-/** `npm pack` of the main package and one platform package, installed into a fresh project. */
+/** `npm pack` of the main package and one platform package, installed into a fresh project (once). */
+const installs = new Map();
 function installFresh(platform, npmPlatformFlags) {
+  if (!installs.has(platform)) installs.set(platform, installOnce(platform, npmPlatformFlags));
+  return installs.get(platform);
+}
+
+function installOnce(platform, npmPlatformFlags) {
   const dir = join(work, platform);
   const out = join(dir, 'tarballs');
   nodeFs.mkdirSync(out, { recursive: true });
@@ -181,5 +188,90 @@ test(
       15 * 60_000,
     );
     console.log(`wine total: ${totals.pass} passed, ${totals.fail} failed`);
+  },
+);
+
+// The race of tests/node/race.test.mjs on the Windows build: a helper on the Linux side swaps
+// root\sub for a symlink to an outside directory and root\b.txt for one to an outside file, in
+// the Wine prefix's C: drive, while node.exe serves reads, writes and creations through the
+// native Windows storage (tests/cross/wine/race-client.mjs). Wine shows a Unix symlink to
+// Windows code as what it leads to and resolves handle-relative names by path, so this proves
+// the walk's later checks (final paths, directory entries, the second look, deleting what was
+// made elsewhere); junctions and reparse tags are tested on faked answers
+// (core/src/disk/win_walk.rs; docs/security.md says what Wine cannot show).
+// ACP_FS_RACE_REQUESTS scales it (default 2,000). ACP_FS_WINE_RACE_ADDON puts another build of
+// the addon in place first (to measure an older storage; the assertions still apply).
+test(
+  'win32-x64-gnu under Wine: directories swapped for symlinks during reads, writes and creations lead nowhere outside the root',
+  { skip: missing([addon('win32-x64-gnu'), winNode, wine]), timeout: 20 * 60_000 },
+  async (t) => {
+    const installed = installFresh('win32-x64-gnu', ['--os=win32', '--cpu=x64']);
+    if (process.env.ACP_FS_WINE_RACE_ADDON) {
+      const target = join(installed, '..', 'node-win32-x64-gnu', 'acp-fs.win32-x64-gnu.node');
+      nodeFs.copyFileSync(process.env.ACP_FS_WINE_RACE_ADDON, target);
+      t.after(() => nodeFs.copyFileSync(addon('win32-x64-gnu'), target));
+    }
+    const requests = Number(process.env.ACP_FS_RACE_REQUESTS ?? 2000);
+    const drive = join(cache, 'wine', 'drive_c');
+    const base = nodeFs.mkdtempSync(join(drive, 'acpfs-race-'));
+    t.after(() => nodeFs.rmSync(base, { recursive: true, force: true }));
+    const inside = join(base, 'root');
+    const outside = join(base, 'outside');
+    nodeFs.mkdirSync(join(inside, 'sub'), { recursive: true });
+    nodeFs.mkdirSync(join(outside, 'nested'), { recursive: true });
+    nodeFs.writeFileSync(join(inside, 'sub', 'a.txt'), 'inside a\n');
+    nodeFs.writeFileSync(join(inside, 'b.txt'), 'inside b\n');
+    nodeFs.writeFileSync(join(outside, 'a.txt'), `${MARKER} a\n`);
+    nodeFs.writeFileSync(join(outside, 'canary.txt'), `${MARKER} canary\n`);
+    nodeFs.writeFileSync(join(outside, 'nested', 'x.txt'), `${MARKER} nested\n`);
+    const before = snapshot(outside);
+
+    const swapper = spawn(process.execPath, ['-e', SWAPPER, inside, outside], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    let rounds = 0;
+    swapper.on('message', (n) => {
+      rounds = n;
+    });
+    const started = await new Promise((resolve) => {
+      swapper.once('message', () => resolve(true));
+      swapper.once('exit', () => resolve(false));
+    });
+    assert.ok(started, 'the swapper died before its first round');
+
+    // Output to a file: node.exe under Wine cannot write to a pipe (see runSuites).
+    const log = join(work, 'wine-race.log');
+    const fd = nodeFs.openSync(log, 'w');
+    let code;
+    try {
+      const env = { ...process.env, ACP_FS_NODE_PKG: installed, ACP_FS_EXPECT_BACKEND: 'native', WINEPREFIX: join(cache, 'wine'), WINEDEBUG: '-all' };
+      delete env.NODE_TEST_CONTEXT;
+      const client = spawn(wine, [winNode, 'tests/cross/wine/race-client.mjs', `C:\\${basename(base)}\\root`, String(requests)], {
+        cwd: root,
+        stdio: ['ignore', fd, fd],
+        env,
+      });
+      code = await new Promise((resolve) => client.once('exit', (c, signal) => resolve(c ?? signal)));
+    } finally {
+      nodeFs.closeSync(fd);
+      swapper.kill('SIGKILL');
+      await new Promise((resolve) => (swapper.exitCode !== null ? resolve() : swapper.once('exit', resolve)));
+    }
+    const out = nodeFs.readFileSync(log, 'utf8');
+    const line = out.split(/\r?\n/).find((l) => l.startsWith('RACE '));
+    assert.ok(code === 0 && line, `node.exe exited ${code}:\n${out.slice(-3000)}`);
+    const seen = JSON.parse(line.slice(5));
+    const afterOutside = snapshot(outside);
+    const changed = [...before].filter(([n, c]) => afterOutside.get(n) !== c).map(([n]) => n);
+    const created = [...afterOutside.keys()].filter((n) => !before.has(n));
+    const left = temps(base);
+    const report = { ...seen, samples: undefined, leaks: seen.leaks.length, swapRounds: rounds, outsideChanged: changed.length, outsideCreated: created.length, tempsLeft: left.length };
+    t.diagnostic(`wine race: ${JSON.stringify(report)}`);
+    console.log(`wine race: ${JSON.stringify(report)}`);
+    assert.equal(seen.backend, 'native');
+    assert.ok(rounds > 0, 'the swapper never ran');
+    assert.ok(seen.ok > 0, `no request succeeded: ${JSON.stringify(seen.errorKinds)}`);
+    assert.deepEqual(seen.leaks, [], 'outside bytes were returned by reads');
+    assert.deepEqual(changed, [], 'outside files were changed');
+    assert.deepEqual(created, [], 'outside files were created');
+    assert.deepEqual(left, [], 'temporary files were left behind');
   },
 );

@@ -1,6 +1,6 @@
-//! Platforms without `openat` in std (Windows): paths are opened by name. The engine's check
-//! still holds for a disk nobody moves; a directory swapped for a junction between the check
-//! and the open is not refused here (docs/security.md).
+//! Platforms that are neither Unix nor Windows (no handle-relative open in std): paths are
+//! opened by name. The engine's check still holds for a disk nobody moves; a directory swapped
+//! for a link between the check and the open is not refused here (docs/security.md).
 
 use super::{kind_of, metadata, os_error, temp_name, Beneath, DiskStorage, WriteStep, TEMP_ATTEMPTS};
 use crate::storage::{FileKind, Metadata, StorageError, StorageErrorKind};
