@@ -209,9 +209,10 @@ export function fromOPFS(root) {
       }
     },
   };
-  // Moves need FileSystemHandle.move (Chromium's OPFS); without it the storage has no `rename`.
-  if (typeof root.move === 'function') {
-    /** Moves a file or directory to a name nothing holds (a move never replaces: EEXIST). */
+  // Moves need FileSystemFileHandle.move (Chromium's OPFS has it for files, not for
+  // directories); without it the storage has no `rename`.
+  if (typeof globalThis.FileSystemFileHandle?.prototype?.move === 'function') {
+    /** Moves a file (a directory where the browser can) to a name nothing holds (EEXIST). */
     storage.move = async (_root, from, to) => {
       const src = split(from);
       const dst = split(to);
@@ -221,6 +222,7 @@ export function fromOPFS(root) {
       const parent = await dir(dst.slice(0, -1), to);
       const name = dst[dst.length - 1];
       if ((await child(parent, name, to)) !== null) throw plainError('EEXIST', 'file already exists', to);
+      if (typeof source.move !== 'function') throw plainError('ENOTSUP', 'this browser cannot move a directory', from);
       try {
         await source.move(parent, name);
       } catch (e) {
