@@ -42,7 +42,7 @@ mod held;
 mod operation;
 mod step;
 
-pub use answer::{classify, HostAnswer, HostError, HostMetadata};
+pub use answer::{classify, HostAnswer, HostEntry, HostError, HostMetadata};
 pub use engine::HostEngine;
 pub use held::HeldOperations;
 pub use operation::HostOperation;
@@ -81,8 +81,7 @@ pub fn info() -> HostInfo {
     HostInfo {
         read_method: READ_TEXT_FILE,
         write_method: WRITE_TEXT_FILE,
-        // The native disk's: listing, moves and single directories are not wired through it yet.
-        full_caps: StorageCaps { list: false, rename: false, make_dir: false, ..StorageCaps::FULL },
+        full_caps: StorageCaps::DISK,
         max_depth: MAX_DEPTH,
         max_values: MAX_VALUES,
         lone_surrogate: LONE_SURROGATE,
