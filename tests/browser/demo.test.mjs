@@ -73,7 +73,7 @@ test('browser demo: scripted agent, approvals, overlay, errors, undo, save', asy
   });
 
   await t.test('typing goes to the acp-fs document overlay, not to the disk', async () => {
-    await page.click('#editor');
+    await page.click('#editor .cm-box:not([hidden]) .cm-content');
     await page.keyboard.press('Control+Home');
     await page.keyboard.type(`// ${marker}\n`);
     await page.waitForFunction((m) => window.acpFsDemo.documentText('/project/src/app.js')?.includes(m), marker, WAIT);
@@ -113,7 +113,7 @@ test('browser demo: scripted agent, approvals, overlay, errors, undo, save', asy
     beforeMerge = await demo(() => window.acpFsDemo.documentText('/project/src/app.js'));
     const userLines = beforeMerge.split('\n').filter((l) => !typed.split('\n').includes(l));
     assert.equal(userLines.length, 1, `one line typed while the agent thought: ${userLines}`);
-    assert.ok((await page.inputValue('#editor')).includes(userLines[0]), 'the user edit is visible in the editor');
+    assert.ok((await demo(() => window.acpFsDemo.editorText())).includes(userLines[0]), 'the user edit is visible in the editor');
     assert.ok(await page.isVisible('[data-testid="user-edit"]'));
     // The dialog's diff is against what is there now: the agent's line comes in, the user's stays.
     const diff = await page.textContent('#approval-diff');
@@ -171,7 +171,14 @@ test('browser demo: scripted agent, approvals, overlay, errors, undo, save', asy
       assert.ok(buffer.split('\n').includes(line), `final buffer has ${line}:\n${buffer}`);
     }
     assert.equal(buffer.split('\n').length, read.split('\n').length + 1, 'one line added, one replaced');
-    assert.equal(await page.inputValue('#editor'), buffer);
+    assert.equal(await demo(() => window.acpFsDemo.editorText()), buffer);
+    // The agent's edit is one step of the editor's undo history: Ctrl+Z takes back only its line.
+    await page.click('#editor .cm-box:not([hidden]) .cm-content');
+    await page.keyboard.press('Control+z');
+    assert.equal(await demo(() => window.acpFsDemo.editorText()), beforeMerge, 'one undo: the buffer as it was before the agent\'s write');
+    assert.equal(await demo(() => window.acpFsDemo.documentText('/project/src/app.js')), beforeMerge, 'and the agent would read that');
+    await page.keyboard.press('Control+y');
+    assert.equal(await demo(() => window.acpFsDemo.editorText()), buffer, 'redo brings the merge back');
 
     const badge = '[data-testid="change"][data-path="/project/src/app.js"] [data-testid="merged"]';
     assert.ok(await page.isVisible(badge));
@@ -201,6 +208,16 @@ test('browser demo: scripted agent, approvals, overlay, errors, undo, save', asy
     assert.notEqual(byStep.unsaved.result.content, disk);
   });
 
+  await t.test('a terminal rewrites a file open and unmodified in the editor: the agent reads the new text, the editor reloads', async () => {
+    const before = byStep['read-package'].result.content;
+    const after = byStep['after-terminal'].result.content;
+    const disk = await demo(() => window.acpFsDemo.readText('/project/package.json'));
+    assert.notEqual(before, after, 'the terminal changed the file between the two reads');
+    assert.equal(after, disk, 'the agent\'s next read is the file as the terminal left it');
+    assert.ok(await page.isVisible('[data-testid="terminal-edit"]'));
+    assert.deepEqual(await demo(() => window.acpFsDemo.reloads()), ['/project/package.json'], 'the clean buffer was reloaded');
+  });
+
   await t.test('what the agent received: errors with their JSON-RPC codes', async () => {
     const expected = {
       'outside-root': [-32603, 'path_outside_roots'],
@@ -218,7 +235,7 @@ test('browser demo: scripted agent, approvals, overlay, errors, undo, save', asy
     }
     assert.equal(byStep.missing.error.message, 'Resource not found: /project/src/missing.js');
     assert.deepEqual(byStep.missing.error.data, { uri: '/project/src/missing.js' });
-    for (const step of ['window-start', 'crlf', 'bom', 'unsaved', 'read-util', 'write-modify', 'write-merge']) assert.equal(byStep[step].ok, true, step);
+    for (const step of ['window-start', 'crlf', 'bom', 'unsaved', 'read-package', 'after-terminal', 'read-util', 'write-modify', 'write-merge']) assert.equal(byStep[step].ok, true, step);
     assert.deepEqual(byStep['write-modify'].result, {});
     assert.deepEqual(byStep['write-merge'].result, {});
 
@@ -236,6 +253,9 @@ test('browser demo: scripted agent, approvals, overlay, errors, undo, save', asy
     const log = await demo(() => window.acpFsDemo.log());
     const requests = log.filter((e) => e.kind === 'request' && e.method?.startsWith('fs/'));
     assert.equal(requests.length, results.length);
+    // The same request may be sent twice (package.json, before and after the terminal): the nth
+    // such request on the wire is the agent's nth.
+    const seen = new Map();
     for (const req of requests) {
       assert.equal(req.dir, 'agent→client');
       const answers = log.filter((e) => e.kind === 'response' && e.dir === 'client→agent' && e.id === req.id);
@@ -243,7 +263,10 @@ test('browser demo: scripted agent, approvals, overlay, errors, undo, save', asy
       const res = answers[0];
       assert.equal(res.method, req.method);
       assert.ok(res.seq > req.seq);
-      const mine = results.find((r) => r.params.path === req.params.path && r.method === req.method && (r.params.line ?? null) === (req.params.line ?? null));
+      const same = results.filter((r) => r.params.path === req.params.path && r.method === req.method && (r.params.line ?? null) === (req.params.line ?? null));
+      const key = JSON.stringify([req.method, req.params.path, req.params.line ?? null]);
+      const mine = same[seen.get(key) ?? 0];
+      seen.set(key, (seen.get(key) ?? 0) + 1);
       if (mine.ok) assert.deepEqual(res.result, mine.result, req.params.path);
       else assert.deepEqual(res.error, { code: mine.error.code, message: mine.error.message, ...(mine.error.data ? { data: mine.error.data } : {}) });
     }

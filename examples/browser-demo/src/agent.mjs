@@ -112,6 +112,12 @@ export function startDemoAgent(stream) {
     await call('missing', 'Read src/missing.js (no such file)', READ, { path: p('src/missing.js') });
     await call('binary', 'Read assets/logo.png (binary)', READ, { path: p('assets/logo.png') });
 
+    // A file the user has open and has not modified; a terminal rewrites it while the agent waits,
+    // and the agent's next read gets the new text, not the editor's old copy (semantics.md §9).
+    await call('read-package', 'Read package.json (open in the editor, unmodified)', READ, { path: p('package.json') });
+    await think(client, sessionId, 'think-terminal', 'Waiting for `npm version minor` in the terminal', THINK_MS);
+    await call('after-terminal', 'Read package.json again (a terminal changed it; the editor had it open)', READ, { path: p('package.json') });
+
     const util = await call('read-util', 'Read src/util.js before editing it', READ, { path: p('src/util.js') });
     if (util.ok) {
       const next = `${util.result.content}\n/** Lower-case, dash-separated: "Blue Pencil" -> "blue-pencil". */\nexport function slugify(name) {\n  return name.trim().toLowerCase().replace(/[^a-z0-9]+/g, '-');\n}\n`;

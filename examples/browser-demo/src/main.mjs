@@ -32,13 +32,12 @@ async function main() {
   const acpFs = new AcpFs({
     storage: vfs,
     approveWrite: (change) => approvals.approveWrite(change),
-    onDocumentWrite: (path) => editor.documentWriteMode(path),
     onChange: (change) => {
       changeList.add(change, editor.applyAgentWrite(change));
       void tree.render();
     },
   });
-  const editor = createEditor({ documents: acpFs.documents, renderTree: () => tree.render() });
+  const editor = createEditor({ acpFs, renderTree: () => tree.render() });
   const tree = createFileTree(editor);
   const approvals = createApprovalDialog({ isDirty: editor.isDirty });
   const changeList = createChangeList({ editor, renderTree: () => tree.render() });
@@ -85,7 +84,7 @@ async function main() {
 
   const caps = acpFs.capabilities();
   setStatus('ready', `Ready · @acp-fs/wasm · clientCapabilities.fs = ${JSON.stringify(caps)} · session ${sessionId}`);
-  window.acpFsDemo = debugHandle({ log, sessionId, acpFs, tour, changes: changeList.changes, agent, approvals, pageErrors });
+  window.acpFsDemo = debugHandle({ log, sessionId, acpFs, editor, tour, changes: changeList.changes, agent, approvals, pageErrors });
 }
 
 function setStatus(state, text) {
