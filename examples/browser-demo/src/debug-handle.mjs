@@ -9,9 +9,10 @@ import { ROOT } from './project.mjs';
  * For the end-to-end test and for curious users in the console: the page's parts, read-only.
  * `changes` is the change list's array, `approvals` the approval dialog, `tour` the tour.
  */
-export function debugHandle({ log, sessionId, acpFs, editor, tour, changes, agent, approvals, pageErrors }) {
+export function debugHandle({ mode, log, sessionId, acpFs, editor, tour, changes, agent, approvals, pageErrors }) {
   return {
     ready: true,
+    mode,
     root: ROOT,
     sessionId,
     acpFs,
