@@ -57,6 +57,9 @@ export interface CodeMirrorBinding {
  *   the selection mapped through it so it stays where the text did not change;
  * - a clean buffer the engine reports stale (the file changed on disk) is reloaded from
  *   `read(path)` the same way, and is clean again; undo brings back what the view showed.
+ *
+ * The binding's transactions carry the user event `acp.write` (an agent's write) or `acp.reload`
+ * (a stale buffer reloaded), so the page can show them (`tr.isUserEvent('acp.reload')`).
  * ```ts
  * const view = new EditorView({ doc: await readFile(path, 'utf8'), extensions: [basicSetup], parent });
  * const binding = bindCodeMirror(fs, view, { path, read: (p) => readFile(p, 'utf8') });
