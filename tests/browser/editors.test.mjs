@@ -179,6 +179,34 @@ test('editor bindings in real CodeMirror 6 and Monaco', async (t) => {
     assert.equal(docs['inmemory://scratch'], null, 'a model that is no file is no document');
   });
 
+  await t.test('CRLF files: an LF write lands line for line in both editors, the file keeps CRLF', async () => {
+    for (const [path, text, undoDepth] of [
+      ['/p/crlf-cm.txt', () => t.cm.text('crlf'), () => t.cm.undoDepth('crlf')],
+      ['/p/crlf-mo.txt', () => t.monaco.text('crlf'), null],
+    ]) {
+      const before = await ev((p) => t.disk(p), path);
+      assert.match(before, /\r\n/);
+      const read = await ev((p) => t.agentRead(p), path);
+      assert.equal(read, before, 'a clean buffer: the agent reads the file, CRLF and all');
+      const depth = undoDepth ? await ev(undoDepth) : 0;
+      const sent = read.replace(/\r\n/g, '\n').replace('two\n', 'TWO\n');
+      await ev(([p, c]) => t.agentWrite(p, c), [path, sent]);
+      const onDisk = await ev((p) => t.disk(p), path);
+      assert.equal(onDisk, before.replace('two\r\n', 'TWO\r\n'), 'written through, CRLF kept');
+      const shown = await ev(text);
+      if (undoDepth) {
+        assert.equal(shown, sent, 'CodeMirror holds lines: the same lines, no stray \\r');
+        assert.equal(await ev(undoDepth), depth + 1);
+        assert.equal(await ev(() => t.cm.dirty('crlf')), false);
+      } else {
+        assert.equal(await ev(() => t.monaco.eol('crlf')), '\r\n');
+        assert.equal(shown, onDisk, 'the CRLF model holds the file');
+        assert.deepEqual(await ev(() => t.monaco.lastEdit('crlf')), ['2-2'], 'one edit on the changed line');
+        assert.equal(await ev(() => t.monaco.dirty('crlf')), false);
+      }
+    }
+  });
+
   await t.test('dispose closes the documents: the agent reads the disk again', async () => {
     await ev(() => t.cm.dispose('typed'));
     assert.equal(await ev((p) => t.document(p), '/p/cm.js'), null);

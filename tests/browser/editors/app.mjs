@@ -25,6 +25,9 @@ const files = new Map(
     '/p/clean.js': lines('clean', 6),
     '/p/mo.ts': lines('mono', 10),
     '/p/mo-clean.ts': lines('mclean', 6),
+    // Written on Windows: an editor holds lines, the file keeps its CRLF.
+    '/p/crlf-cm.txt': 'one\r\ntwo\r\nthree\r\n',
+    '/p/crlf-mo.txt': 'one\r\ntwo\r\nthree\r\n',
   }).map(([k, v]) => [k, utf8.encode(v)]),
 );
 const enoent = (path) => Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' });
@@ -66,6 +69,7 @@ async function main() {
   for (const [name, path] of [
     ['typed', '/p/cm.js'],
     ['clean', '/p/clean.js'],
+    ['crlf', '/p/crlf-cm.txt'],
   ]) {
     const view = new EditorView({
       state: EditorState.create({ doc: disk(path), extensions: [history(), keymap.of([...historyKeymap, ...defaultKeymap])] }),
@@ -79,6 +83,7 @@ async function main() {
   const models = {
     typed: monaco.editor.createModel(disk('/p/mo.ts'), 'plaintext', monaco.Uri.file('/p/mo.ts')),
     clean: monaco.editor.createModel(disk('/p/mo-clean.ts'), 'plaintext', monaco.Uri.file('/p/mo-clean.ts')),
+    crlf: monaco.editor.createModel(disk('/p/crlf-mo.txt'), 'plaintext', monaco.Uri.file('/p/crlf-mo.txt')),
   };
   // The lines each model's last change replaced: an agent's write must touch only its own.
   const lastEdit = {};
@@ -109,6 +114,7 @@ async function main() {
     monaco: {
       text: (name) => models[name].getValue(),
       selection: () => editor.getSelection().toString(),
+      eol: (name) => models[name].getEOL(),
       lastEdit: (name) => lastEdit[name],
       dirty: (name) => mo.isDirty(models[name]),
       documents: () => monaco.editor.getModels().map((m) => [m.uri.toString(), fs.documents.get(m.uri.scheme === 'file' ? m.uri.fsPath : '/none')]),
