@@ -135,6 +135,26 @@ test('editor bindings in real CodeMirror 6 and Monaco', async (t) => {
     assert.equal(await ev(() => t.cm.dirty('clean')), true, 'the text before the reload is not what the disk holds');
   });
 
+  await t.test('CodeMirror: a reload never overwrites what the user typed while the file was read', async () => {
+    const path = '/p/race.js';
+    const before = await ev((p) => t.disk(p), path);
+    assert.equal(await ev((p) => t.agentRead(p), path), before);
+    await ev(() => t.hold());
+    const fromTerminal = before.replace('race 2\n', 'race 2 from a terminal\n');
+    await ev(([p, x]) => t.terminal(p, x), [path, fromTerminal]);
+    assert.equal(await ev((p) => t.agentRead(p), path), fromTerminal, 'stale: the binding starts reading the file');
+    await page.click('#cm-race .cm-content');
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('typed while the file was read');
+    const typed = await ev(() => t.cm.text('race'));
+    await ev(() => t.release());
+    await page.waitForFunction(() => t.gatedReads() === 1, null, WAIT);
+    // One more round trip: the binding's continuation after the read has run.
+    assert.equal(await ev(() => t.cm.text('race')), typed, 'the typing stays; the reload is dropped');
+    assert.equal(await ev(() => t.cm.dirty('race')), true);
+    assert.equal(await ev((p) => t.agentRead(p), path), typed, 'the unsaved buffer is what the agent reads now');
+  });
+
   await t.test('Monaco: typed text read, merged write as one undo stop with the selection kept', async () => {
     const path = '/p/mo.ts';
     const onDisk = await ev((p) => t.disk(p), path);

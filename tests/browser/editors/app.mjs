@@ -25,6 +25,7 @@ const files = new Map(
     '/p/clean.js': lines('clean', 6),
     '/p/mo.ts': lines('mono', 10),
     '/p/mo-clean.ts': lines('mclean', 6),
+    '/p/race.js': lines('race', 4),
     // Written on Windows: an editor holds lines, the file keeps its CRLF.
     '/p/crlf-cm.txt': 'one\r\ntwo\r\nthree\r\n',
     '/p/crlf-mo.txt': 'one\r\ntwo\r\nthree\r\n',
@@ -44,6 +45,14 @@ const storage = {
 const disk = (path) => (files.has(path) ? text8.decode(files.get(path)) : null);
 /** How the editor opens a file: what the bindings reload a stale buffer from. */
 const read = async (path) => text8.decode(await storage.readFile(path));
+/** The same, held while the test has a gate up: the user types while the file is being read. */
+let gate = null;
+let gatedReads = 0;
+const gatedRead = async (path) => {
+  if (gate) await gate.promise;
+  gatedReads++;
+  return read(path);
+};
 
 async function main() {
   await init();
@@ -70,12 +79,13 @@ async function main() {
     ['typed', '/p/cm.js'],
     ['clean', '/p/clean.js'],
     ['crlf', '/p/crlf-cm.txt'],
+    ['race', '/p/race.js'],
   ]) {
     const view = new EditorView({
       state: EditorState.create({ doc: disk(path), extensions: [history(), keymap.of([...historyKeymap, ...defaultKeymap])] }),
       parent: document.getElementById(`cm-${name}`),
     });
-    cm[name] = { view, path, binding: bindCodeMirror(fs, view, { path, read }) };
+    cm[name] = { view, path, binding: bindCodeMirror(fs, view, { path, read: name === 'race' ? gatedRead : read }) };
   }
 
   // Monaco: every file: model is bound, shown in an editor or not.
@@ -104,6 +114,15 @@ async function main() {
     document: (path) => fs.documents.get(path),
     agentRead,
     agentWrite,
+    hold() {
+      let release;
+      gate = { promise: new Promise((r) => (release = r)), release };
+    },
+    release() {
+      gate.release();
+      gate = null;
+    },
+    gatedReads: () => gatedReads,
     cm: {
       text: (name) => cm[name].view.state.doc.toString(),
       head: (name) => cm[name].view.state.selection.main.head,
