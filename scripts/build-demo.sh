@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds the in-browser demo into examples/browser-demo/dist/: one esbuild bundle (the page, the
-# official ACP SDK, @zenfs/core, @acp-fs/wasm's driver and glue) plus the wasm module, the HTML,
-# the CSS and the icon. Fully offline: everything comes from node_modules and npm/wasm.
+# Builds the in-browser demo into examples/browser-demo/dist/: one esbuild bundle (the page,
+# CodeMirror 6, the official ACP SDK, @zenfs/core, @acp-fs/wasm's driver, glue and CodeMirror
+# binding) plus the wasm module, the HTML, the CSS and the icon. Fully offline: everything comes from node_modules and npm/wasm.
 # Idempotent: the output is rebuilt from scratch in a temporary directory and swapped in.
 #
 # Needs: node_modules (npm install) and the wasm package (scripts/build-wasm.sh).
@@ -29,12 +29,15 @@ rm -rf "$TMP"
 mkdir -p "$TMP"
 
 # @acp-fs/wasm is resolved to the package in this repository, exactly as an app would get it
-# from npm (its package.json decides the entry). @zenfs/core and the SDK bundle without Node
-# polyfills (docs/toolchain.md#the-browser-tests), so none are configured: a Node built-in sneaking in
-# fails the build instead of shipping a broken page.
-"$ESBUILD" "$DEMO/src/main.mjs" \
+# from npm: a node_modules of its own (under out/, gitignored) links it, so its package.json
+# `exports` decide the entries (`.` and `./codemirror`). @zenfs/core and the SDK bundle without
+# Node polyfills (docs/toolchain.md#the-browser-tests), so none are configured: a Node built-in
+# sneaking in fails the build instead of shipping a broken page.
+MODULES="$PWD/out/demo-modules"
+mkdir -p "$MODULES/@acp-fs"
+ln -sfn "$PWD/$WASM_PKG" "$MODULES/@acp-fs/wasm"
+NODE_PATH="$MODULES" "$ESBUILD" "$DEMO/src/main.mjs" \
   --bundle --format=esm --platform=browser --target=es2022 \
-  --alias:@acp-fs/wasm="./$WASM_PKG" \
   --sourcemap --legal-comments=none --log-level=warning \
   --outfile="$TMP/demo.js"
 

@@ -41,6 +41,11 @@ cp npm/types/acp-fs.d.ts "$pkg/index.d.cts"
 # The types they import, generated from the Rust core (core/src/host.rs, core/src/typegen.rs).
 cp npm/types/host.d.ts "$pkg/host.d.ts"
 cp npm/types/api.d.ts "$pkg/api.d.ts"
+# The editor bindings' entries (./codemirror, ./monaco) declare their types beside the shared
+# declarations they import, as in @acp-fs/wasm.
+rm -rf "$pkg/types"
+mkdir -p "$pkg/types"
+cp npm/types/*.d.ts "$pkg/types/"
 
 # `napi build --strip` has no effect in @napi-rs/cli 3.10 (docs/toolchain.md#napi-build---strip-does-nothing), so strip
 # release addons here: symbols are a quarter of the file and nobody debugs a published addon.

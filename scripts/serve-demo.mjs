@@ -64,7 +64,10 @@ export function startDemoServer({ root = DEFAULT_ROOT, port = 8080 } = {}) {
       res.writeHead(405, { allow: 'GET, HEAD' }).end();
       return;
     }
-    const { pathname } = new URL(req.url ?? '/', 'http://localhost');
+    // The request target read as a path below this origin: against a base URL, '//x' would name
+    // a host (and '//' none, which throws and took the server down).
+    const target = req.url?.startsWith('/') ? req.url : '/';
+    const { pathname } = new URL(`http://localhost${target}`);
     const file = await resolveFile(base, pathname);
     if (!file) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end(`not found: ${pathname}\n`);

@@ -75,13 +75,6 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
         this.#storage = storage;
         caps = deriveCaps(storage);
       }
-      this.#hooks = {
-        approveWrite: options.approveWrite,
-        onChange: options.onChange,
-        onAudit: options.onAudit,
-        onDocumentWrite: options.onDocumentWrite,
-        onDocumentStale: options.onDocumentStale,
-      };
       let made;
       try {
         made = binding.createEngine(jsonParams(engineOptions(options)), caps);
@@ -90,7 +83,25 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
       }
       if (isErrorValue(made)) throw new AcpFsError(made);
       this.#engine = made;
-      this.documents = new Documents(this.#engine);
+      const documents = new Documents(this.#engine);
+      this.documents = documents;
+      // A document an editor is attached to (documents.attach) is that editor's to answer for.
+      const { onDocumentWrite, onDocumentStale } = options;
+      this.#hooks = {
+        approveWrite: options.approveWrite,
+        onChange: options.onChange,
+        onAudit: options.onAudit,
+        onDocumentWrite: (path, text) => {
+          const editor = documents.editorFor(path);
+          if (editor) return editor.write(text);
+          return typeof onDocumentWrite === 'function' ? onDocumentWrite(path, text) : undefined;
+        },
+        onDocumentStale: (path) => {
+          const editor = documents.editorFor(path);
+          if (editor) return editor.stale();
+          return typeof onDocumentStale === 'function' ? onDocumentStale(path) : undefined;
+        },
+      };
       // Detached use must work: `onRequest('fs/read_text_file', fs.readTextFile)`.
       this.readTextFile = this.readTextFile.bind(this);
       this.writeTextFile = this.writeTextFile.bind(this);

@@ -5,6 +5,8 @@ import { requireString } from './params.mjs';
 
 export class Documents {
   #engine;
+  /** Editors attached to documents (`attach`), by the path they were attached under. */
+  #editors = new Map();
   constructor(engine) {
     this.#engine = engine;
   }
@@ -47,5 +49,36 @@ export class Documents {
   get(path) {
     requireString(path, 'path');
     return this.#engine.document(path) ?? null;
+  }
+  /**
+   * Routes the host's questions about the document at `path` to an editor (`{write(text),
+   * stale()}`) instead of the `onDocumentWrite` / `onDocumentStale` options; returns the function
+   * that detaches it. One editor per path: a second attach replaces the first.
+   */
+  attach(path, editor) {
+    requireString(path, 'path');
+    if (typeof editor?.write !== 'function' || typeof editor?.stale !== 'function') {
+      throw new TypeError('documents.attach needs an editor with write(text) and stale()');
+    }
+    this.#editors.set(path, editor);
+    return () => {
+      if (this.#editors.get(path) === editor) this.#editors.delete(path);
+    };
+  }
+  /**
+   * The editor attached to the document the engine names `name` (its normalized path), if any.
+   * The engine normalizes paths, so an editor attached under another spelling of the same path
+   * is found by the document's version: one document holds one version, never shared.
+   */
+  editorFor(name) {
+    if (this.#editors.size === 0) return undefined;
+    const direct = this.#editors.get(name);
+    if (direct) return direct;
+    const version = this.#engine.documentVersion(name);
+    if (version === undefined || version === null) return undefined;
+    for (const [path, editor] of this.#editors) {
+      if (this.#engine.documentVersion(path) === version) return editor;
+    }
+    return undefined;
   }
 }

@@ -248,6 +248,22 @@ export interface AcpFsDocuments {
   close(path: string): void;
   /** The open document's text, or `null`. */
   get(path: string): string | null;
+  /**
+   * Hands the engine's questions about the document at `path` to an editor instead of the
+   * `onDocumentWrite` / `onDocumentStale` options (what `bindCodeMirror` and `bindMonaco` do):
+   * `write(text)` for an agent's write, `stale()` when the clean buffer no longer matches
+   * storage. Found under any spelling of the path that names the same open document. Returns
+   * the function that detaches it; a second editor at the same path replaces the first.
+   */
+  attach(path: string, editor: DocumentEditor): () => void;
+}
+
+/** An editor attached to an open document (`documents.attach`). */
+export interface DocumentEditor {
+  /** An agent's write to the document: apply `text` (the merge, when the engine merged) and say where it goes. */
+  write(text: string): MaybePromise<DocumentWriteChoice>;
+  /** The clean buffer no longer matches storage: reload it. */
+  stale(): void;
 }
 
 /**

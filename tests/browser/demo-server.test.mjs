@@ -52,6 +52,10 @@ test('serve-demo: types, favicon, index, traversal, loopback only', async (t) =>
   assert.equal((await get(server.port, '/m.wasm', 'HEAD')).body.length, 0);
   assert.equal((await get(server.port, '/m.wasm', 'POST')).status, 405);
   assert.equal((await get(server.port, '/missing.js')).status, 404);
+  // A target starting with '//' is a path, not a host: `${url}/?x` (one slash too many) is the index.
+  const doubled = await get(server.port, '//?acp=v2');
+  assert.equal(doubled.status, 200);
+  assert.equal(doubled.type, 'text/html; charset=utf-8');
   for (const evil of ['/../secret.txt', '/%2e%2e/secret.txt', '/..%2fsecret.txt', '/sub/../../secret.txt', '/%00']) {
     const res = await get(server.port, evil);
     assert.equal(res.status, 404, evil);

@@ -1,7 +1,8 @@
 // End to end: the in-browser demo (examples/browser-demo) in Debian's Chromium, driven by
 // playwright-core. Builds the demo, serves it on 127.0.0.1, runs the scripted agent (official ACP
 // SDK) against @acp-fs/wasm over a @zenfs/core disk, approves one write and rejects the other,
-// and checks the virtual disk, the change list, what the agent received and the protocol log.
+// and checks the virtual disk, the change list, what the agent received and the protocol log; then
+// the same tour in the ACP v2 mode, over the editor's MCP tools.
 // Expected values are derived from the page's own disk, never typed in here.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -31,9 +32,16 @@ function sh(cmd, args) {
 const linesOf = (text) => text.split(/(?<=\n)/);
 const windowOf = (text, line, limit) => linesOf(text).slice(line - 1, line - 1 + limit).join('');
 
+/** The demo is built once for both tests of this file (they run one after the other). */
+let built;
+const build = () =>
+  (built ??= (async () => {
+    await sh('bash', ['scripts/build-demo.sh']);
+    await mkdir(OUT, { recursive: true });
+  })());
+
 test('browser demo: scripted agent, approvals, overlay, errors, undo, save', async (t) => {
-  await sh('bash', ['scripts/build-demo.sh']);
-  await mkdir(OUT, { recursive: true });
+  await build();
 
   const server = await startDemoServer({ port: 0 });
   t.after(() => server.close());
@@ -73,7 +81,7 @@ test('browser demo: scripted agent, approvals, overlay, errors, undo, save', asy
   });
 
   await t.test('typing goes to the acp-fs document overlay, not to the disk', async () => {
-    await page.click('#editor');
+    await page.click('#editor .cm-box:not([hidden]) .cm-content');
     await page.keyboard.press('Control+Home');
     await page.keyboard.type(`// ${marker}\n`);
     await page.waitForFunction((m) => window.acpFsDemo.documentText('/project/src/app.js')?.includes(m), marker, WAIT);
@@ -113,7 +121,7 @@ test('browser demo: scripted agent, approvals, overlay, errors, undo, save', asy
     beforeMerge = await demo(() => window.acpFsDemo.documentText('/project/src/app.js'));
     const userLines = beforeMerge.split('\n').filter((l) => !typed.split('\n').includes(l));
     assert.equal(userLines.length, 1, `one line typed while the agent thought: ${userLines}`);
-    assert.ok((await page.inputValue('#editor')).includes(userLines[0]), 'the user edit is visible in the editor');
+    assert.ok((await demo(() => window.acpFsDemo.editorText())).includes(userLines[0]), 'the user edit is visible in the editor');
     assert.ok(await page.isVisible('[data-testid="user-edit"]'));
     // The dialog's diff is against what is there now: the agent's line comes in, the user's stays.
     const diff = await page.textContent('#approval-diff');
@@ -171,7 +179,14 @@ test('browser demo: scripted agent, approvals, overlay, errors, undo, save', asy
       assert.ok(buffer.split('\n').includes(line), `final buffer has ${line}:\n${buffer}`);
     }
     assert.equal(buffer.split('\n').length, read.split('\n').length + 1, 'one line added, one replaced');
-    assert.equal(await page.inputValue('#editor'), buffer);
+    assert.equal(await demo(() => window.acpFsDemo.editorText()), buffer);
+    // The agent's edit is one step of the editor's undo history: Ctrl+Z takes back only its line.
+    await page.click('#editor .cm-box:not([hidden]) .cm-content');
+    await page.keyboard.press('Control+z');
+    assert.equal(await demo(() => window.acpFsDemo.editorText()), beforeMerge, 'one undo: the buffer as it was before the agent\'s write');
+    assert.equal(await demo(() => window.acpFsDemo.documentText('/project/src/app.js')), beforeMerge, 'and the agent would read that');
+    await page.keyboard.press('Control+y');
+    assert.equal(await demo(() => window.acpFsDemo.editorText()), buffer, 'redo brings the merge back');
 
     const badge = '[data-testid="change"][data-path="/project/src/app.js"] [data-testid="merged"]';
     assert.ok(await page.isVisible(badge));
@@ -201,6 +216,16 @@ test('browser demo: scripted agent, approvals, overlay, errors, undo, save', asy
     assert.notEqual(byStep.unsaved.result.content, disk);
   });
 
+  await t.test('a terminal rewrites a file open and unmodified in the editor: the agent reads the new text, the editor reloads', async () => {
+    const before = byStep['read-package'].result.content;
+    const after = byStep['after-terminal'].result.content;
+    const disk = await demo(() => window.acpFsDemo.readText('/project/package.json'));
+    assert.notEqual(before, after, 'the terminal changed the file between the two reads');
+    assert.equal(after, disk, 'the agent\'s next read is the file as the terminal left it');
+    assert.ok(await page.isVisible('[data-testid="terminal-edit"]'));
+    assert.deepEqual(await demo(() => window.acpFsDemo.reloads()), ['/project/package.json'], 'the clean buffer was reloaded');
+  });
+
   await t.test('what the agent received: errors with their JSON-RPC codes', async () => {
     const expected = {
       'outside-root': [-32603, 'path_outside_roots'],
@@ -218,7 +243,7 @@ test('browser demo: scripted agent, approvals, overlay, errors, undo, save', asy
     }
     assert.equal(byStep.missing.error.message, 'Resource not found: /project/src/missing.js');
     assert.deepEqual(byStep.missing.error.data, { uri: '/project/src/missing.js' });
-    for (const step of ['window-start', 'crlf', 'bom', 'unsaved', 'read-util', 'write-modify', 'write-merge']) assert.equal(byStep[step].ok, true, step);
+    for (const step of ['window-start', 'crlf', 'bom', 'unsaved', 'read-package', 'after-terminal', 'read-util', 'write-modify', 'write-merge']) assert.equal(byStep[step].ok, true, step);
     assert.deepEqual(byStep['write-modify'].result, {});
     assert.deepEqual(byStep['write-merge'].result, {});
 
@@ -236,6 +261,9 @@ test('browser demo: scripted agent, approvals, overlay, errors, undo, save', asy
     const log = await demo(() => window.acpFsDemo.log());
     const requests = log.filter((e) => e.kind === 'request' && e.method?.startsWith('fs/'));
     assert.equal(requests.length, results.length);
+    // The same request may be sent twice (package.json, before and after the terminal): the nth
+    // such request on the wire is the agent's nth.
+    const seen = new Map();
     for (const req of requests) {
       assert.equal(req.dir, 'agent→client');
       const answers = log.filter((e) => e.kind === 'response' && e.dir === 'client→agent' && e.id === req.id);
@@ -243,7 +271,10 @@ test('browser demo: scripted agent, approvals, overlay, errors, undo, save', asy
       const res = answers[0];
       assert.equal(res.method, req.method);
       assert.ok(res.seq > req.seq);
-      const mine = results.find((r) => r.params.path === req.params.path && r.method === req.method && (r.params.line ?? null) === (req.params.line ?? null));
+      const same = results.filter((r) => r.params.path === req.params.path && r.method === req.method && (r.params.line ?? null) === (req.params.line ?? null));
+      const key = JSON.stringify([req.method, req.params.path, req.params.line ?? null]);
+      const mine = same[seen.get(key) ?? 0];
+      seen.set(key, (seen.get(key) ?? 0) + 1);
       if (mine.ok) assert.deepEqual(res.result, mine.result, req.params.path);
       else assert.deepEqual(res.error, { code: mine.error.code, message: mine.error.message, ...(mine.error.data ? { data: mine.error.data } : {}) });
     }
@@ -310,4 +341,89 @@ test('browser demo: scripted agent, approvals, overlay, errors, undo, save', asy
     assert.deepEqual(await demo(() => window.acpFsDemo.pageErrors()), []);
     assert.deepEqual(foreign, []);
   });
+});
+
+// ACP v2 mode (`?acp=v2`): the page advertises no `clientCapabilities.fs` and declares its MCP
+// server in session/new instead (`fs.mcpOverAcp`), carried over the same ACP connection as
+// `mcp/message`; the scripted agent lists the tools and makes the whole tour through them.
+test('browser demo, ACP v2 mode: the tour over the editor\'s MCP tools, carried by mcp/message', async (t) => {
+  await build();
+  const server = await startDemoServer({ port: 0 });
+  t.after(() => server.close());
+  const browser = await launch({ viewport: { width: 1500, height: 1000 } });
+  t.after(() => browser.close());
+  const page = browser.context.pages()[0] ?? (await browser.context.newPage());
+  const consoleErrors = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') consoleErrors.push(m.text());
+  });
+  page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.stack ?? e}`));
+  const demo = (fn, arg) => page.evaluate(fn, arg);
+
+  await page.goto(`${server.url}?acp=v2`);
+  await page.waitForFunction(() => window.acpFsDemo?.ready === true, null, WAIT);
+  assert.equal(await demo(() => window.acpFsDemo.mode), 'v2');
+  assert.match(await page.textContent('#status'), /ACP v2/);
+  const unsaved = await demo(() => window.acpFsDemo.documentText('/project/src/app.js'));
+
+  await page.click('#run-agent');
+  await page.waitForSelector('#approval[open][data-path="/project/src/util.js"]', WAIT);
+  await page.click('#approve-write');
+  await page.waitForSelector('#approval[open][data-path="/project/docs/CHANGELOG.md"]', WAIT);
+  await page.click('#reject-write');
+  await page.waitForSelector('#approval[open][data-path="/project/src/app.js"]', WAIT);
+  assert.equal(await page.getAttribute('#approval', 'data-merged'), 'true');
+  await page.click('#approve-write');
+  await page.waitForFunction(() => window.acpFsDemo.tourState === 'done', null, WAIT);
+
+  const log = await demo(() => window.acpFsDemo.log());
+  const results = await demo(() => window.acpFsDemo.agentResults());
+  const byStep = Object.fromEntries(results.map((r) => [r.step, r]));
+
+  await t.test('the handshake: no fs capability, the MCP server declared in session/new', () => {
+    const init = log.find((e) => e.kind === 'request' && e.method === 'initialize');
+    assert.equal(init.params.clientCapabilities.fs, undefined);
+    const initResult = log.find((e) => e.kind === 'response' && e.method === 'initialize');
+    assert.equal(initResult.result.agentCapabilities.mcpCapabilities.acp, true);
+    const created = log.find((e) => e.kind === 'request' && e.method === 'session/new');
+    assert.equal(created.params.mcpServers.length, 1);
+    assert.equal(created.params.mcpServers[0].type, 'acp');
+  });
+
+  await t.test('every file operation is an MCP tool call on the wire, none is fs/*', async () => {
+    assert.deepEqual(log.filter((e) => e.method?.startsWith('fs/')), []);
+    const calls = log.filter((e) => e.kind === 'request' && e.method === 'mcp/message' && e.dir === 'agent→client');
+    const inner = calls.map((e) => e.params.method);
+    assert.ok(inner.includes('tools/list'), inner.join(' '));
+    const toolCalls = calls.filter((e) => e.params.method === 'tools/call');
+    assert.equal(toolCalls.length, results.filter((r) => !r.skipped).length, 'one tools/call per agent step');
+    assert.deepEqual([...new Set(toolCalls.map((e) => e.params.params.name))].sort(), ['read_text_file', 'write_text_file']);
+    // The protocol log names the tool and the file of each call, and the tools the server offers.
+    const shown = await page.$$eval('[data-testid="log-entry"][data-method="mcp/message"] .text', (n) => n.map((x) => x.textContent));
+    assert.ok(shown.includes('tools/call read_text_file · /project/src/app.js'), shown.join('\n'));
+    assert.ok(shown.includes('tools: read_text_file, write_text_file'), shown.join('\n'));
+    for (const call of calls) {
+      const answers = log.filter((e) => e.kind === 'response' && e.dir === 'client→agent' && e.id === call.id);
+      assert.equal(answers.length, 1, `one answer for #${call.id}`);
+    }
+  });
+
+  await t.test('the same tour: the unsaved buffer, the terminal step, a refused read, the merge', async () => {
+    assert.equal(byStep.unsaved.result.content, unsaved, 'the agent read the unsaved buffer through the tool');
+    assert.notEqual(byStep['read-package'].result.content, byStep['after-terminal'].result.content);
+    assert.equal(byStep['after-terminal'].result.content, await demo(() => window.acpFsDemo.readText('/project/package.json')));
+    assert.deepEqual(await demo(() => window.acpFsDemo.reloads()), ['/project/package.json']);
+    assert.equal(byStep.missing.ok, false);
+    assert.equal(byStep.missing.error.data.isError, true, 'a tool failure is an isError result the model reads');
+    assert.equal(byStep['outside-root'].ok, false);
+    assert.equal(byStep['write-merge'].ok, true);
+    const changes = await demo(() => window.acpFsDemo.changes());
+    const app = changes.find((c) => c.path === '/project/src/app.js');
+    assert.equal(app.merged, true);
+    assert.equal(app.sessionId, 'demo-editor', 'the change is the host\'s session key');
+    assert.equal(app.newText, await demo(() => window.acpFsDemo.documentText('/project/src/app.js')));
+  });
+
+  await page.screenshot({ path: path.join(OUT, 'demo-v2.png'), fullPage: true });
+  assert.deepEqual(consoleErrors, []);
 });

@@ -1,9 +1,12 @@
 // The demo's agent, built with the official @agentclientprotocol/sdk the way a real coding agent
 // is: it answers initialize / session/new / session/prompt, reports its work as tool calls
-// (session/update), and reaches the editor's files only through fs/read_text_file and
-// fs/write_text_file. It runs in the page, but it only ever sees the JSON-RPC stream.
+// (session/update), and reaches the editor's files only through the protocol: ACP v1's
+// fs/read_text_file and fs/write_text_file, or, when session/new declared the editor's MCP server
+// over the ACP connection (ACP v2, `mcp/message`), that server's tools. It runs in the page, but
+// it only ever sees the JSON-RPC stream.
 
-import * as acp from '@agentclientprotocol/sdk';
+// The unstable entry: MCP over ACP (`McpOverAcpCaller`) is not in the stable schema yet.
+import * as acp from '@agentclientprotocol/sdk/unstable';
 
 const READ = acp.methods.client.fs.readTextFile;
 const WRITE = acp.methods.client.fs.writeTextFile;
@@ -25,6 +28,24 @@ const PREVIEW = 2_000;
 export function startDemoAgent(stream) {
   const results = [];
   let clientFs = { readTextFile: false, writeTextFile: false };
+  // ACP v2: MCP requests to the client's servers, carried as mcp/message over this connection.
+  const caller = new acp.McpOverAcpCaller({ clientInfo: { name: 'acp-fs-demo-agent', version: '0.1.0' } });
+
+  /**
+   * One file operation the way this session is served: fs/* (ACP v1), or the tools of the MCP
+   * server the client declared in session/new (ACP v2), whose results are shaped back into what
+   * fs/* answers so the tour reads both alike. A tool's failure is an `isError` result.
+   */
+  async function perform(client, session, method, params) {
+    if (!session?.files) return client.request(method, params);
+    const { sessionId: _, ...args } = params;
+    const tool = method === WRITE ? 'write_text_file' : 'read_text_file';
+    const out = await caller.request(client, session.files.serverId, 'tools/call', { name: tool, arguments: args });
+    if ('error' in out) throw Object.assign(new Error(out.error.message), { code: out.error.code, data: out.error.data });
+    const text = (out.result.content ?? []).map((c) => c.text ?? '').join('');
+    if (out.result.isError) throw Object.assign(new Error(text), { code: null, data: { isError: true } });
+    return method === WRITE ? {} : { content: text };
+  }
   let nextCall = 1;
   let nextSession = 1;
 
@@ -43,13 +64,20 @@ export function startDemoAgent(stream) {
       _meta: { demoStep: step },
     });
     const record = { step, method, params, ok: false };
-    const capable = method === WRITE ? clientFs.writeTextFile : clientFs.readTextFile;
+    const session = sessions.get(sessionId);
+    const capable = session?.files
+      ? session.tools.includes(method === WRITE ? 'write_text_file' : 'read_text_file')
+      : method === WRITE
+        ? clientFs.writeTextFile
+        : clientFs.readTextFile;
     if (!capable) {
-      // ACP: an agent MUST NOT call a method the client did not advertise.
-      record.skipped = `the client does not advertise fs.${method === WRITE ? 'writeTextFile' : 'readTextFile'}`;
+      // ACP: an agent MUST NOT call a method the client did not advertise (nor a tool not listed).
+      record.skipped = session?.files
+        ? `the client's MCP server has no ${method === WRITE ? 'write_text_file' : 'read_text_file'} tool`
+        : `the client does not advertise fs.${method === WRITE ? 'writeTextFile' : 'readTextFile'}`;
     } else {
       try {
-        record.result = await client.request(method, params);
+        record.result = await perform(client, session, method, params);
         record.ok = true;
       } catch (e) {
         // The SDK rejects with its RequestError: code, message and data exactly as the client sent them.
@@ -94,7 +122,15 @@ export function startDemoAgent(stream) {
     const p = (rel) => `${root}/${rel}`;
     const call = (step, title, method, params, base) => fsCall(client, sessionId, step, title, method, { sessionId, ...params }, base);
     const first = results.length;
-    await say(client, sessionId, 'Reading the project through the editor (fs/read_text_file), then proposing three edits.\n');
+    const session = sessions.get(sessionId);
+    if (session.files) {
+      // ACP v2: what the editor's MCP server offers decides what this agent may call.
+      const listed = await caller.request(client, session.files.serverId, 'tools/list', {});
+      session.tools = 'result' in listed ? listed.result.tools.map((t) => t.name) : [];
+      await say(client, sessionId, `ACP v2: the editor serves its files as MCP tools over this connection (${session.tools.join(', ')}). Reading the project through them, then proposing three edits.\n`);
+    } else {
+      await say(client, sessionId, 'Reading the project through the editor (fs/read_text_file), then proposing three edits.\n');
+    }
 
     await call('window-start', 'Read lines 1–3 of logs/server.log', READ, { path: p('logs/server.log'), line: 1, limit: 3 });
     await call('window-middle', 'Read lines 10000–10002 of logs/server.log', READ, { path: p('logs/server.log'), line: 10000, limit: 3 });
@@ -111,6 +147,12 @@ export function startDemoAgent(stream) {
     await call('denied', 'Read .env (secrets are on the deny list)', READ, { path: p('.env') });
     await call('missing', 'Read src/missing.js (no such file)', READ, { path: p('src/missing.js') });
     await call('binary', 'Read assets/logo.png (binary)', READ, { path: p('assets/logo.png') });
+
+    // A file the user has open and has not modified; a terminal rewrites it while the agent waits,
+    // and the agent's next read gets the new text, not the editor's old copy (semantics.md §9).
+    await call('read-package', 'Read package.json (open in the editor, unmodified)', READ, { path: p('package.json') });
+    await think(client, sessionId, 'think-terminal', 'Waiting for `npm version minor` in the terminal', THINK_MS);
+    await call('after-terminal', 'Read package.json again (a terminal changed it; the editor had it open)', READ, { path: p('package.json') });
 
     const util = await call('read-util', 'Read src/util.js before editing it', READ, { path: p('src/util.js') });
     if (util.ok) {
@@ -144,13 +186,14 @@ export function startDemoAgent(stream) {
       clientFs = { ...clientFs, ...(params.clientCapabilities?.fs ?? {}) };
       return {
         protocolVersion: acp.PROTOCOL_VERSION,
-        agentCapabilities: {},
+        // It takes MCP servers carried over this ACP connection (the client's files in ACP v2).
+        agentCapabilities: { mcpCapabilities: { acp: true } },
         agentInfo: { name: 'acp-fs-demo-agent', version: '0.1.0' },
       };
     })
     .onRequest(acp.methods.agent.session.new, ({ params }) => {
       const sessionId = `sess_${nextSession++}`;
-      sessions.set(sessionId, { cwd: params.cwd });
+      sessions.set(sessionId, { cwd: params.cwd, files: (params.mcpServers ?? []).find((s) => s.type === 'acp') ?? null, tools: [] });
       return { sessionId };
     })
     .onRequest(acp.methods.agent.session.prompt, async ({ params, client }) => {

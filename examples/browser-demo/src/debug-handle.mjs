@@ -9,9 +9,10 @@ import { ROOT } from './project.mjs';
  * For the end-to-end test and for curious users in the console: the page's parts, read-only.
  * `changes` is the change list's array, `approvals` the approval dialog, `tour` the tour.
  */
-export function debugHandle({ log, sessionId, acpFs, tour, changes, agent, approvals, pageErrors }) {
+export function debugHandle({ mode, log, sessionId, acpFs, editor, tour, changes, agent, approvals, pageErrors }) {
   return {
     ready: true,
+    mode,
     root: ROOT,
     sessionId,
     acpFs,
@@ -28,6 +29,10 @@ export function debugHandle({ log, sessionId, acpFs, tour, changes, agent, appro
       return bytes === null ? null : Array.from(bytes);
     },
     documentText: (path) => acpFs.documents.get(path),
+    /** The text of the file on screen, as the editor holds it. */
+    editorText: () => editor.text(),
+    /** Open files the editor reloaded because their file changed on disk while they were clean. */
+    reloads: () => editor.reloads.slice(),
     changes: () =>
       changes.map(({ id, sessionId: s, path, created, oldText, newText, mode, undone, merged }) => ({
         id,

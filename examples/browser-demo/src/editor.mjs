@@ -1,32 +1,117 @@
-// The editor pane: one textarea over any number of open buffers, each registered with acp-fs's
-// document overlay, so that the agent reads what the user sees and not what is on disk. A buffer
-// keeps the file's own line endings and BOM, so saving it writes the file back as it was made.
+// The editor pane: CodeMirror 6, one view per open file (each with its own undo history), each
+// bound to acp-fs's document overlay with `bindCodeMirror` from @acp-fs/wasm/codemirror. The
+// binding does the wiring: the agent reads what the user sees, an agent's write (merged with the
+// user's edits when it has to be) arrives as one undoable edit, and a clean buffer whose file a
+// terminal changed is reloaded. This pane only adds what an IDE shows around it: the path, the
+// dirty marker, Save and Discard, and the file's own line endings and BOM when saving.
 
-import { $, plural } from './dom.mjs';
+import { bindCodeMirror } from '@acp-fs/wasm/codemirror';
+import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
+import { javascript } from '@codemirror/lang-javascript';
+import { bracketMatching, defaultHighlightStyle, indentOnInput, syntaxHighlighting } from '@codemirror/language';
+import { EditorState } from '@codemirror/state';
+import { drawSelection, EditorView, highlightActiveLine, highlightActiveLineGutter, keymap, lineNumbers } from '@codemirror/view';
+import { $, el, plural } from './dom.mjs';
 import { readBytes, vfs } from './disk.mjs';
 import { rel } from './project.mjs';
 import { countLines, encode, inspect } from './text-file.mjs';
 
-const UNSAVED_NOTE = 'Unsaved: this text lives in acp-fs’s document overlay (fs.documents.update). The agent reads it, not the file on disk.';
+const UNSAVED_NOTE = 'Unsaved: this text lives in acp-fs’s document overlay (bindCodeMirror keeps fs.documents up to date). The agent reads it, not the file on disk.';
+const SAVED_NOTE = 'Saved. Type to create unsaved edits: acp-fs serves the agent your buffer, not the disk. Ctrl+Z undoes your edits and the agent’s, one step each.';
+
+/** The file's text as the editor opens it: what the binding reloads a stale clean buffer from. */
+async function readText(path) {
+  const bytes = await readBytes(path);
+  const info = bytes ? inspect(bytes) : null;
+  if (!info || info.kind !== 'text') throw new Error(`${path} is no longer a text file`);
+  return info.text;
+}
+
+const language = (path) => (/\.(m?js|cjs|json|ts)$/.test(path) ? [javascript()] : []);
 
 /**
  * @param {object} deps
- * @param {object} deps.documents  the AcpFs instance's document overlay (`acpFs.documents`)
+ * @param {object} deps.acpFs  the AcpFs instance whose document overlay the views are bound to
  * @param {() => unknown} deps.renderTree  redraws the file tree (a file was opened, saved, left)
  * @returns the editor: `current` (the path on screen), `doc(path)` (an open buffer, read-only:
- *   `{saved, buffer, bom, eol, dirty}`), `isDirty`, `openFile`, `showDocument`, `setBuffer`,
- *   `setSaved`, `close`, `refresh`, `note`, `flash`, and the two hooks AcpFs calls for a write to an
- *   open file: `documentWriteMode` (its onDocumentWrite) and `applyAgentWrite` (from its onChange).
+ *   `{saved, buffer, bom, eol, dirty}`), `text()` (the text on screen), `reloads` (paths reloaded
+ *   after a change on disk), `isDirty`, `openFile`, `showDocument`, `setBuffer`, `setSaved`,
+ *   `close`, `refresh`, `note`, `flash`, and `applyAgentWrite` (AcpFs's onChange: where the write
+ *   went).
  */
-export function createEditor({ documents, renderTree }) {
-  const docs = new Map(); // path -> {saved, buffer, bom, eol, dirty}
+export function createEditor({ acpFs, renderTree }) {
+  const docs = new Map(); // path -> {view, binding, box, saved, bom, eol}
+  const reloads = [];
   let current = null;
-  // onDocumentWrite decides where an agent write goes; the change record that follows (onChange)
-  // does not say, and the change list shows it, so the decision is kept until then.
+  // Where each agent write to an open file went (the binding's onDocumentWrite); the change record
+  // that follows (onChange) does not say, and the change list shows it.
   const documentModes = new Map(); // path -> 'buffer' | 'writeThrough'
 
-  const editor = $('editor');
-  const isDirty = (path) => docs.get(path)?.dirty === true;
+  const host = $('editor');
+  const empty = $('editor-empty');
+  const isDirty = (path) => docs.get(path)?.binding.dirty === true;
+  const bufferOf = (doc) => doc.view.state.sliceDoc();
+
+  function makeView(path, info) {
+    const box = el('div', { class: 'cm-box', dataset: { path } });
+    host.append(box);
+    const doc = { box, saved: info.text, bom: info.bom, eol: info.eol };
+    doc.view = new EditorView({
+      parent: box,
+      state: EditorState.create({
+        doc: info.text,
+        extensions: [
+          lineNumbers(),
+          highlightActiveLineGutter(),
+          highlightActiveLine(),
+          drawSelection(),
+          history(),
+          indentOnInput(),
+          bracketMatching(),
+          syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+          keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
+          ...language(path),
+          // What the binding did shows on screen: the agent's edit, a reload after a change on disk.
+          EditorView.updateListener.of((update) => {
+            for (const tr of update.transactions) {
+              if (tr.isUserEvent('acp.reload')) reloaded(path);
+              else if (tr.isUserEvent('acp.write') && path === current) {
+                note('The agent’s edit is in your buffer as one step: Ctrl+Z takes it back, your own edits stay.');
+                flash();
+              }
+            }
+            if (update.docChanged && path === current) showInfo(doc);
+          }),
+        ],
+      }),
+    });
+    doc.binding = bindCodeMirror(acpFs, doc.view, {
+      path,
+      read: readText,
+      // A buffer with unsaved edits takes the agent's text and stays unsaved (nothing lost on
+      // disk); a clean one is written through to the file too.
+      onDocumentWrite: (p, _text, { clean }) => {
+        const mode = clean ? 'writeThrough' : 'buffer';
+        documentModes.set(p, mode);
+        return mode;
+      },
+      onDirtyChange: () => updateDirty(path),
+    });
+    return doc;
+  }
+
+  /** A terminal (or any other program) changed the clean buffer's file: the binding reloaded it. */
+  function reloaded(path) {
+    const doc = docs.get(path);
+    if (!doc) return;
+    doc.saved = bufferOf(doc);
+    reloads.push(path);
+    if (path === current) {
+      note(`${rel(path)} changed on disk while it was open and unmodified: the editor reloaded it (the agent had already read the new text). Ctrl+Z brings back what it showed.`);
+      flash();
+    }
+    void renderTree();
+  }
 
   async function openFile(path) {
     // A clean buffer is closed when the user leaves it; unsaved ones stay open, like tabs.
@@ -36,8 +121,9 @@ export function createEditor({ documents, renderTree }) {
       const bytes = await readBytes(path);
       const info = bytes ? inspect(bytes) : null;
       if (!info || info.kind !== 'text') {
-        editor.value = '';
-        editor.disabled = true;
+        for (const d of docs.values()) d.box.hidden = true;
+        empty.hidden = false;
+        empty.textContent = info ? `This file is not text (${info.kind === 'binary' ? 'binary' : 'not UTF-8'}).` : 'This file no longer exists.';
         $('editor-path').textContent = rel(path);
         $('editor-info').textContent = info ? `${info.kind === 'binary' ? 'binary' : 'not UTF-8'} · ${plural(info.size, 'byte')}` : 'missing';
         note(
@@ -51,8 +137,7 @@ export function createEditor({ documents, renderTree }) {
         void renderTree();
         return;
       }
-      docs.set(path, { saved: info.text, buffer: info.text, bom: info.bom, eol: info.eol, dirty: false });
-      documents.open(path, info.text);
+      docs.set(path, makeView(path, info));
     }
     showDocument(path);
     void renderTree();
@@ -60,18 +145,17 @@ export function createEditor({ documents, renderTree }) {
 
   function showDocument(path) {
     const doc = docs.get(path);
-    editor.disabled = false;
-    // A textarea always holds LF; the buffer keeps the file's CRLF (the input listener restores it).
-    const shown = doc.buffer.replace(/\r\n/g, '\n');
-    if (editor.value !== shown) editor.value = shown;
+    empty.hidden = true;
+    for (const [p, d] of docs) d.box.hidden = p !== path;
+    doc.view.requestMeasure();
     $('editor-path').textContent = rel(path);
     showInfo(doc);
-    note(doc.dirty ? UNSAVED_NOTE : 'Saved. Type to create unsaved edits: acp-fs serves the agent your buffer, not the disk.');
+    note(isDirty(path) ? UNSAVED_NOTE : SAVED_NOTE);
     updateDirty(path);
   }
 
   function showInfo(doc) {
-    $('editor-info').textContent = [doc.eol === '\r\n' ? 'CRLF' : 'LF', doc.bom ? 'UTF-8 BOM' : 'UTF-8', plural(countLines(doc.buffer), 'line')].join(' · ');
+    $('editor-info').textContent = [doc.eol === '\r\n' ? 'CRLF' : 'LF', doc.bom ? 'UTF-8 BOM' : 'UTF-8', plural(countLines(bufferOf(doc)), 'line')].join(' · ');
   }
 
   function updateDirty(path) {
@@ -81,6 +165,7 @@ export function createEditor({ documents, renderTree }) {
       $('save-file').disabled = !dirty;
       $('discard-file').disabled = !dirty;
       $('editor-path').classList.toggle('is-dirty', dirty);
+      note(dirty ? UNSAVED_NOTE : SAVED_NOTE);
     }
     // Only the one tree entry's mark: a keystroke must not re-read the whole disk to redraw the tree.
     for (const node of document.querySelectorAll('#file-tree [data-testid="tree-file"]')) {
@@ -88,25 +173,38 @@ export function createEditor({ documents, renderTree }) {
     }
   }
 
-  /** Replaces the buffer of the open file `path`, as typing does: the agent now reads `text`. */
+  /** Replaces the buffer of the open file `path` as typing does (one edit, in the undo history). */
   function setBuffer(path, text) {
-    const doc = docs.get(path);
-    doc.buffer = text;
-    doc.dirty = doc.buffer !== doc.saved;
-    documents.update(path, doc.buffer);
+    const { view } = docs.get(path);
+    const before = view.state.doc.toString();
+    const after = view.state.toText(text).toString();
+    let from = 0;
+    while (from < before.length && from < after.length && before[from] === after[from]) from++;
+    let a = before.length;
+    let b = after.length;
+    while (a > from && b > from && before[a - 1] === after[b - 1]) {
+      a--;
+      b--;
+    }
+    if (from === a && from === b) return;
+    view.dispatch({ changes: { from, to: a, insert: after.slice(from, b) }, userEvent: 'input' });
   }
 
   /** The file `path` now holds `text` on disk (written outside the editor): a buffer open on it takes it, clean. */
   function setSaved(path, text) {
     const doc = docs.get(path);
     if (!doc) return;
-    doc.saved = text;
     setBuffer(path, text);
+    doc.saved = bufferOf(doc);
+    doc.binding.saved();
   }
 
   function close(path) {
-    if (!docs.has(path)) return;
-    documents.close(path);
+    const doc = docs.get(path);
+    if (!doc) return;
+    doc.binding.dispose();
+    doc.view.destroy();
+    doc.box.remove();
     docs.delete(path);
   }
 
@@ -123,26 +221,21 @@ export function createEditor({ documents, renderTree }) {
 
   /** Draws the eye to the editor: its text changed without the user typing. */
   function flash() {
-    editor.classList.remove('flash');
-    void editor.offsetWidth; // a reflow, so that adding the class again restarts the animation
-    editor.classList.add('flash');
+    const box = docs.get(current)?.box;
+    if (!box) return;
+    box.classList.remove('flash');
+    void box.offsetWidth; // a reflow, so that adding the class again restarts the animation
+    box.classList.add('flash');
   }
-
-  editor.addEventListener('input', () => {
-    const doc = docs.get(current);
-    if (!doc) return;
-    setBuffer(current, doc.eol === '\r\n' ? editor.value.replace(/\r?\n/g, '\r\n') : editor.value);
-    updateDirty(current);
-    showInfo(doc);
-    note(doc.dirty ? UNSAVED_NOTE : 'Saved.');
-  });
 
   async function saveCurrent() {
     const doc = docs.get(current);
     if (!doc) return;
-    await vfs.writeFile(current, encode(doc.buffer, doc.bom));
-    doc.saved = doc.buffer;
-    doc.dirty = false;
+    // The view holds "\n" lines; the file keeps its own line endings and BOM.
+    const text = bufferOf(doc);
+    await vfs.writeFile(current, encode(doc.eol === '\r\n' ? text.replace(/\r?\n/g, '\r\n') : text, doc.bom));
+    doc.saved = text;
+    doc.binding.saved();
     showDocument(current);
     void renderTree();
   }
@@ -151,7 +244,7 @@ export function createEditor({ documents, renderTree }) {
   $('discard-file').addEventListener('click', () => {
     const doc = docs.get(current);
     if (!doc) return;
-    setBuffer(current, doc.saved);
+    setSaved(current, doc.saved);
     showDocument(current);
   });
   document.addEventListener('keydown', (e) => {
@@ -161,25 +254,13 @@ export function createEditor({ documents, renderTree }) {
     }
   });
 
-  // A write to a file open in the editor: a buffer with unsaved edits takes the agent's text
-  // (still unsaved, nothing lost on disk); a clean buffer is written through to the file too.
-  function documentWriteMode(path) {
-    const mode = isDirty(path) ? 'buffer' : 'writeThrough';
-    documentModes.set(path, mode);
-    return mode;
-  }
-
-  /** After acp-fs performed `change`: brings its buffer up to date; returns where the write went. */
+  /** After acp-fs performed `change`: returns where the write went; a write through leaves the buffer saved. */
   function applyAgentWrite(change) {
     const mode = documentModes.get(change.path) ?? 'storage';
     documentModes.delete(change.path);
     const doc = docs.get(change.path);
-    if (doc) {
-      doc.buffer = documents.get(change.path) ?? change.newText;
-      if (mode !== 'buffer') doc.saved = doc.buffer;
-      doc.dirty = doc.buffer !== doc.saved;
-      if (current === change.path) showDocument(change.path);
-    }
+    if (doc && mode !== 'buffer') doc.saved = bufferOf(doc);
+    if (doc && current === change.path) showInfo(doc);
     return mode;
   }
 
@@ -187,7 +268,12 @@ export function createEditor({ documents, renderTree }) {
     get current() {
       return current;
     },
-    doc: (path) => docs.get(path),
+    doc: (path) => {
+      const d = docs.get(path);
+      return d && { saved: d.saved, buffer: bufferOf(d), bom: d.bom, eol: d.eol, dirty: d.binding.dirty };
+    },
+    text: () => (docs.has(current) ? bufferOf(docs.get(current)) : null),
+    reloads,
     isDirty,
     openFile,
     showDocument,
@@ -197,7 +283,6 @@ export function createEditor({ documents, renderTree }) {
     refresh,
     note,
     flash,
-    documentWriteMode,
     applyAgentWrite,
   };
 }

@@ -102,6 +102,17 @@ function prettyJson(line) {
 
 const lines = (text) => (text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0));
 
+/** An MCP result inside mcp/message: the tools listed, or a tool's text (an error marked). */
+function mcpResult(result) {
+  const inner = result?.result ?? result;
+  if (Array.isArray(inner?.tools)) return `tools: ${inner.tools.map((t) => t.name).join(', ')}`;
+  if (Array.isArray(inner?.content)) {
+    const text = inner.content.map((c) => c.text ?? '').join('');
+    return `${inner.isError ? 'isError: ' : ''}${text.length > 120 ? `${lines(text)} line(s), ${text.length} chars` : text}`;
+  }
+  return JSON.stringify(result);
+}
+
 function summarize({ kind, method, params, result, error }) {
   if (kind === 'response') {
     if (error) {
@@ -114,6 +125,7 @@ function summarize({ kind, method, params, result, error }) {
     if (method === 'initialize') return `protocolVersion ${result?.protocolVersion}`;
     if (method === 'session/new') return `sessionId ${result?.sessionId}`;
     if (method === 'session/prompt') return `stopReason ${result?.stopReason}`;
+    if (method === 'mcp/message') return mcpResult(result);
     return JSON.stringify(result);
   }
   if (!params || typeof params !== 'object') return '';
@@ -132,7 +144,21 @@ function summarize({ kind, method, params, result, error }) {
     return u.sessionUpdate ?? '';
   }
   if (method === 'initialize') return `clientCapabilities.fs ${JSON.stringify(params.clientCapabilities?.fs)}`;
-  if (method === 'session/new') return `cwd ${params.cwd}`;
+  if (method === 'session/new') {
+    const servers = (params.mcpServers ?? []).map((s) => `${s.type ?? 'stdio'} ${s.name}`);
+    return `cwd ${params.cwd}${servers.length ? ` · mcpServers: ${servers.join(', ')}` : ''}`;
+  }
+  if (method === 'mcp/message') {
+    // ACP v2: an MCP request to the client's server; the file operation is a tool call.
+    const inner = params.params ?? {};
+    if (params.method !== 'tools/call') return params.method;
+    const args = inner.arguments ?? {};
+    const parts = [`tools/call ${inner.name}`, args.path];
+    if (args.line !== undefined && args.line !== null) parts.push(`line ${args.line}`);
+    if (args.limit !== undefined && args.limit !== null) parts.push(`limit ${args.limit}`);
+    if (typeof args.content === 'string') parts.push(`content ${args.content.length} chars`);
+    return parts.join(' · ');
+  }
   if (method === 'session/prompt') return params.prompt?.map((b) => b.text ?? `[${b.type}]`).join(' ');
   return '';
 }

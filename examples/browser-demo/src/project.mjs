@@ -106,6 +106,16 @@ export async function seedProject(fsp) {
   for (const [path, target] of Object.entries(sampleLinks)) await fsp.symlink(target, path);
 }
 
+/**
+ * What the tour's "terminal" does to package.json while the editor has it open and unmodified
+ * (`npm version minor --no-git-tag-version`): the next minor version. `null` when the file holds
+ * no version line this can bump.
+ */
+export function npmVersionMinor(text) {
+  const m = /"version": "(\d+)\.(\d+)\.(\d+)"/.exec(text);
+  return m ? text.replace(m[0], `"version": "${m[1]}.${Number(m[2]) + 1}.0"`) : null;
+}
+
 /** The unsaved edit the demo starts with, so the agent's read of src/app.js shows the buffer. */
 export function unsavedAppEdit(text) {
   return text.replace(

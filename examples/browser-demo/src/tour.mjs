@@ -5,7 +5,9 @@
 import * as acp from '@agentclientprotocol/sdk';
 import { TOUR_PROMPT } from './agent.mjs';
 import { $ } from './dom.mjs';
-import { ROOT, userEditWhileAgentThinks } from './project.mjs';
+import { vfs } from './disk.mjs';
+import { npmVersionMinor, ROOT, userEditWhileAgentThinks } from './project.mjs';
+import { encode } from './text-file.mjs';
 
 /**
  * @param {object} deps
@@ -25,7 +27,8 @@ export function createTour({ editor, transcript }) {
     const path = `${ROOT}/src/app.js`;
     if (editor.current !== path || !editor.doc(path)) await editor.openFile(path);
     const doc = editor.doc(path);
-    const next = doc ? userEditWhileAgentThinks(doc.buffer, doc.eol) : null;
+    // The view holds "\n" lines whatever the file uses (saving restores the file's own).
+    const next = doc ? userEditWhileAgentThinks(doc.buffer) : null;
     if (next === null) return; // the user rewrote the end of the items list: nothing scripted to do
     editor.setBuffer(path, next);
     editor.showDocument(path);
@@ -36,10 +39,29 @@ export function createTour({ editor, transcript }) {
     transcript.message('user-msg', 'You (scripted, while the agent thinks): add { id: 4, name: \'Ruler\' } to src/app.js, unsaved.', 'user-edit');
   }
 
-  // The agent announces its pause before writing src/app.js as the tool call 'think-app': the
-  // user's moment to type.
+  /**
+   * The user has package.json open, unmodified; a terminal rewrites the file (the editor does not
+   * watch the disk). The agent's next read gets the new text, and the binding reloads the view.
+   */
+  async function terminalRewritesOpenFile() {
+    const path = `${ROOT}/package.json`;
+    if (editor.current !== path || !editor.doc(path)) await editor.openFile(path);
+    const doc = editor.doc(path);
+    const next = doc && !doc.dirty ? npmVersionMinor(doc.saved) : null;
+    if (next === null) return; // the user edited it: the scripted terminal leaves it alone
+    await vfs.writeFile(path, encode(next, doc.bom));
+    transcript.message(
+      'user-msg',
+      'A terminal (scripted): `npm version minor --no-git-tag-version` rewrote package.json, which the editor has open and unmodified.',
+      'terminal-edit',
+    );
+  }
+
+  // The agent announces its pauses as 'think' tool calls: before writing src/app.js ('think-app',
+  // the user's moment to type) and between two reads of package.json ('think-terminal').
   function onAgentStep(step) {
     if (step === 'think-app') void userTypesWhileAgentThinks();
+    if (step === 'think-terminal') void terminalRewritesOpenFile();
   }
 
   async function run(agentConn, sessionId) {
