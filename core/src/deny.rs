@@ -50,6 +50,12 @@ impl DenyList {
         self.check_rules(path, false).is_some() || (!directory && self.check_extension(path).is_some())
     }
 
+    /// The rule that refuses reading the directory `path`, if any (`allowExtensions` is for
+    /// files).
+    pub fn check_directory(&self, path: &AbsPath) -> Option<String> {
+        self.check_rules(path, false)
+    }
+
     fn check_rules(&self, path: &AbsPath, writing: bool) -> Option<String> {
         let name = path.file_name().unwrap_or("");
         for rule in self.rules.iter().filter(|r| writing || !r.writes_only) {

@@ -164,7 +164,21 @@ export function prefixVector(vector, prefix) {
     // Textual, so the id and every other byte of the message stay as the vector wrote them.
     v.raw = v.raw.replace(/("path"\s*:\s*")\//g, (_, a) => `${a}${prefix}/`);
   }
+  if (v.tool?.arguments) {
+    const args = v.tool.arguments;
+    for (const k of ['path', 'source', 'destination']) if (typeof args[k] === 'string') args[k] = px(args[k]);
+    if (Array.isArray(args.paths)) args.paths = args.paths.map(px);
+  }
   const e = v.expect ?? {};
+  if (v.tool && e.result) {
+    // Tool answers are text: every absolute path in them (a line's start, after a space, in a
+    // file: URI) is the vector's, so it moves under the prefix too.
+    const pxText = (t) =>
+      t.replace(/(^|[\s(])(\/[^\s]*)/gm, (_, a, p) => a + px(p)).replace(/file:\/\/(\/[^\s"]*)/g, (_, p) => `file://${px(p)}`);
+    const deep = (x) =>
+      typeof x === 'string' ? pxText(x) : Array.isArray(x) ? x.map(deep) : x && typeof x === 'object' ? Object.fromEntries(Object.entries(x).map(([k, y]) => [k, deep(y)])) : x;
+    e.result = deep(e.result);
+  }
   if (e.error) e.error = pxError(e.error);
   if (e.rawError) e.rawError = pxError(e.rawError);
   if (e.raw && typeof e.raw === 'object' && e.raw.error) e.raw.error = pxError(e.raw.error);

@@ -40,31 +40,34 @@ fn start(call: &Call) -> Result<Operation, AcpFsError> {
         let root = walk::open(&shared, &io, &session_id, path).await?;
         let mut budget = Budget::new(&shared);
         let mut found = Vec::new();
-        // Depth-first in name order, as a stack of directories still to list.
-        let mut stack: Vec<(Dir, String, u64)> = vec![(root, String::new(), 0)];
-        'walk: while let Some((dir, rel, depth)) = stack.pop() {
-            let mut below = Vec::new();
-            for e in walk::entries(&shared, &io, &dir).await? {
-                let rel = if rel.is_empty() { e.name.clone() } else { format!("{rel}/{}", e.name) };
-                if !excludes.is_empty() && excludes.is_match(&rel) {
+        // Depth first in name order: a directory's subtree comes right after its own line.
+        let first = walk::entries(&shared, &io, &root).await?.into_iter();
+        let mut stack: Vec<(Dir, String, u64, std::vec::IntoIter<walk::Entry>)> = vec![(root, String::new(), 0, first)];
+        while let Some((dir, base, depth, pending)) = stack.last_mut() {
+            let Some(e) = pending.next() else {
+                stack.pop();
+                continue;
+            };
+            let rel = if base.is_empty() { e.name.clone() } else { format!("{base}/{}", e.name) };
+            if !excludes.is_empty() && excludes.is_match(&rel) {
+                continue;
+            }
+            if pattern.is_match(&rel) {
+                let shown = dir.shown.join([e.name.as_str()]).as_str().to_owned();
+                if !budget.take(shown.len() + 1) {
+                    break;
+                }
+                found.push(shown);
+            }
+            if e.kind == Kind::Dir {
+                if *depth + 1 > budget.max_depth {
+                    budget.too_deep += 1;
                     continue;
                 }
-                if pattern.is_match(&rel) {
-                    let shown = dir.shown.join([e.name.as_str()]).as_str().to_owned();
-                    if !budget.take(shown.len() + 1) {
-                        break 'walk;
-                    }
-                    found.push(shown);
-                }
-                if e.kind == Kind::Dir {
-                    if depth + 1 > budget.max_depth {
-                        budget.too_deep += 1;
-                    } else {
-                        below.push((dir.child(&e.name), rel, depth + 1));
-                    }
-                }
+                let (child, depth) = (dir.child(&e.name), *depth + 1);
+                let entries = walk::entries(&shared, &io, &child).await?.into_iter();
+                stack.push((child, rel, depth, entries));
             }
-            stack.extend(below.into_iter().rev());
         }
         let mut text = if found.is_empty() { "No matches found".to_owned() } else { found.join("\n") };
         if let Some(note) = budget.note("Search") {

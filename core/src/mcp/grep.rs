@@ -115,7 +115,7 @@ fn start(call: &Call) -> Result<Operation, AcpFsError> {
     };
     let session_id = call.session_id.to_owned();
     start::operation(call, "read", move |shared, io| async move {
-        let target = target::resolve(&shared, &io, &session_id, path).await?;
+        let target = target::resolve_dir(&shared, &io, &session_id, path).await?;
         let mut found = Found::new(&shared, &query);
         let is_dir = match shared.caps.stat {
             true => io.stat(target.real.as_str(), true).await.is_ok_and(|m| m.kind == FileKind::Directory),
@@ -124,7 +124,8 @@ fn start(call: &Call) -> Result<Operation, AcpFsError> {
         let dir = Dir { shown: target.requested.clone(), real: target.real.clone(), root: target.root.clone() };
         if is_dir {
             search_dir(&shared, &io, &query, dir, &mut found).await?;
-        } else {
+        } else if !shared.policy.deny.hides(&target.requested, false) && !shared.policy.deny.hides(&target.real, false)
+        {
             let doc = walk::dirty_document(&shared, &target.requested, &target.real);
             search_file(&shared, &io, &query, &target, doc.map(|d| d.text), &mut found).await?;
         }
@@ -156,53 +157,81 @@ async fn search_dir(shared: &Shared, io: &Channel, q: &Query, top: Dir, found: &
         }
     }
     let mut budget = Budget::new(shared);
-    // Depth-first in name order; each directory remembers how many .gitignore files governed
-    // its parent, so leaving a subtree drops its own.
-    let mut stack: Vec<(Dir, String, u64, usize)> = vec![(top, String::new(), 0, ignores.len())];
-    while let Some((dir, rel, depth, governing)) = stack.pop() {
-        ignores.truncate(governing);
-        let entries = walk::entries(shared, io, &dir).await?;
-        let root_rel = join(&top_rel, &rel);
-        if q.gitignore && entries.iter().any(|e| e.name == ".gitignore" && e.kind == Kind::File) {
-            if let Some(matcher) = read_gitignore(shared, io, &dir.root, &dir.real).await {
-                ignores.push(Ignore { base: root_rel.clone(), matcher });
-            }
+    // Depth first in name order. Each frame remembers how many .gitignore files governed its
+    // parent, so leaving a subtree drops its own.
+    let mut stack: Vec<Frame> = Vec::new();
+    enter(shared, io, q, top, String::new(), 0, &top_rel, &mut ignores, &mut stack).await?;
+    while let Some(frame) = stack.last_mut() {
+        let Some(e) = frame.pending.next() else {
+            let done = stack.pop().expect("a frame is on the stack");
+            ignores.truncate(done.governing);
+            continue;
+        };
+        let rel = join(&frame.rel, &e.name);
+        let is_dir = e.kind == Kind::Dir;
+        // VCS internals are never searched (ripgrep skips them as hidden).
+        if (is_dir && e.name == ".git") || (!q.exclude.is_empty() && q.exclude.is_match(&rel)) {
+            continue;
         }
-        let mut below = Vec::new();
-        for e in entries {
-            let rel = join(&rel, &e.name);
-            let is_dir = e.kind == Kind::Dir;
-            // VCS internals are never searched (ripgrep skips them as hidden).
-            if (is_dir && e.name == ".git") || (!q.exclude.is_empty() && q.exclude.is_match(&rel)) {
-                continue;
+        if q.gitignore && ignored(&ignores, &join(&top_rel, &rel), is_dir) {
+            continue;
+        }
+        match e.kind {
+            Kind::Dir if frame.depth + 1 > budget.max_depth => budget.too_deep += 1,
+            Kind::Dir => {
+                let (child, depth) = (frame.dir.child(&e.name), frame.depth + 1);
+                enter(shared, io, q, child, rel, depth, &top_rel, &mut ignores, &mut stack).await?;
             }
-            if q.gitignore && ignored(&ignores, &join(&top_rel, &rel), is_dir) {
-                continue;
-            }
-            match e.kind {
-                Kind::Dir if depth + 1 > budget.max_depth => budget.too_deep += 1,
-                Kind::Dir => below.push((dir.child(&e.name), rel, depth + 1, ignores.len())),
-                Kind::File => {
-                    if !q.include.is_empty() && !q.include.is_match(&rel) {
-                        continue;
-                    }
-                    let child = dir.child(&e.name);
-                    let target =
-                        Target { requested: child.shown, real: child.real, root: child.root, missing: Some(0) };
-                    let doc =
-                        e.unsaved.then(|| walk::dirty_document(shared, &target.requested, &target.real)).flatten();
-                    search_file(shared, io, q, &target, doc.map(|d| d.text), found).await?;
-                    if found.stopped() {
-                        found.depth_note = budget.note("Search");
-                        return Ok(());
-                    }
+            Kind::File => {
+                if !q.include.is_empty() && !q.include.is_match(&rel) {
+                    continue;
                 }
-                Kind::Link | Kind::Other => {}
+                let child = frame.dir.child(&e.name);
+                let target = Target { requested: child.shown, real: child.real, root: child.root, missing: Some(0) };
+                let doc = e.unsaved.then(|| walk::dirty_document(shared, &target.requested, &target.real)).flatten();
+                search_file(shared, io, q, &target, doc.map(|d| d.text), found).await?;
+                if found.stopped() {
+                    break;
+                }
             }
+            Kind::Link | Kind::Other => {}
         }
-        stack.extend(below.into_iter().rev());
     }
     found.depth_note = budget.note("Search");
+    Ok(())
+}
+
+/// A directory being searched: what is left of its entries.
+struct Frame {
+    dir: Dir,
+    rel: String,
+    depth: u64,
+    pending: std::vec::IntoIter<walk::Entry>,
+    /// The .gitignore files that governed its parent (its own come after).
+    governing: usize,
+}
+
+/// Lists `dir`, reads its `.gitignore` (if searched with them) and pushes its frame.
+#[allow(clippy::too_many_arguments)]
+async fn enter(
+    shared: &Shared,
+    io: &Channel,
+    q: &Query,
+    dir: Dir,
+    rel: String,
+    depth: u64,
+    top_rel: &str,
+    ignores: &mut Vec<Ignore>,
+    stack: &mut Vec<Frame>,
+) -> Result<(), AcpFsError> {
+    let entries = walk::entries(shared, io, &dir).await?;
+    let governing = ignores.len();
+    if q.gitignore && entries.iter().any(|e| e.name == ".gitignore" && e.kind == Kind::File) {
+        if let Some(matcher) = read_gitignore(shared, io, &dir.root, &dir.real).await {
+            ignores.push(Ignore { base: join(top_rel, &rel), matcher });
+        }
+    }
+    stack.push(Frame { dir, rel, depth, pending: entries.into_iter(), governing });
     Ok(())
 }
 

@@ -6,7 +6,7 @@ use super::arguments::Call;
 use super::registry::{self, object_schema, Annotations, Need, Tool};
 use super::{output, start, target};
 use crate::contain;
-use crate::error::AcpFsError;
+use crate::error::{AcpFsError, ErrorKind};
 use crate::operation::Operation;
 use crate::refuse::storage_error;
 use crate::storage::{FileKind, StorageErrorKind};
@@ -31,7 +31,8 @@ fn start(call: &Call) -> Result<Operation, AcpFsError> {
     let path = call.path("path")?;
     let session_id = call.session_id.to_owned();
     start::operation(call, "read", move |shared, io| async move {
-        let target = target::resolve(&shared, &io, &session_id, path).await?;
+        // A directory is described whatever allowExtensions says; a file is held to it (below).
+        let target = target::resolve_dir(&shared, &io, &session_id, path).await?;
         let document = contain::document(&shared, &io, &target).await.map(|(_, d)| d);
         let (kind, mut size, modified) = match io.stat(target.real.as_str(), true).await {
             Ok(meta) => (meta.kind, meta.size, meta.modified),
@@ -39,6 +40,13 @@ fn start(call: &Call) -> Result<Operation, AcpFsError> {
             Err(e) if document.is_some() && matches!(e.kind, StorageErrorKind::NotFound) => (FileKind::File, 0, None),
             Err(e) => return Err(storage_error(e, &target.requested)),
         };
+        if kind != FileKind::Directory {
+            for checked in [&target.requested, &target.real] {
+                if let Some(hint) = shared.policy.deny.check(checked, false) {
+                    return Err(AcpFsError::denied(ErrorKind::DeniedByPattern, target.requested.as_str(), hint));
+                }
+            }
+        }
         let unsaved = document.as_ref().is_some_and(|d| !d.clean);
         if let Some(doc) = document.as_ref().filter(|d| !d.clean) {
             size = doc.text.len() as u64;

@@ -52,7 +52,7 @@ pub(crate) struct Entry {
 
 /// The directory at `path`, checked as a read is; anything but a directory is refused.
 pub(crate) async fn open(shared: &Shared, io: &Channel, session_id: &str, path: AbsPath) -> Result<Dir, AcpFsError> {
-    let target = target::resolve(shared, io, session_id, path).await?;
+    let target = target::resolve_dir(shared, io, session_id, path).await?;
     if shared.caps.stat {
         let meta = io.stat(target.real.as_str(), true).await.map_err(|e| storage_error(e, &target.requested))?;
         if meta.kind != FileKind::Directory {
