@@ -45,7 +45,7 @@ export class MapStorage extends SharedMapStorage {
 }
 
 /** memfs `vol.promises` with the vector's storage traits; `special` paths stat as non-regular. */
-function memfsStorage(vol, special, { ranged, write, realpath, symlinks }) {
+function memfsStorage(vol, special, { ranged, write, realpath, symlinks, list }) {
   const p = vol.promises;
   const fake = (st) => ({ isFile: () => false, isDirectory: () => false, isSymbolicLink: () => false, size: st.size });
   const storage = {
@@ -60,6 +60,7 @@ function memfsStorage(vol, special, { ranged, write, realpath, symlinks }) {
     if (realpath) storage.realpath = (path) => p.realpath(path);
   }
   if (ranged) storage.open = (path, flags) => p.open(path, flags);
+  if (list) storage.readdir = (path) => p.readdir(path);
   if (write) {
     storage.writeFile = (path, data) => p.writeFile(path, data);
     storage.mkdir = (path, opts) => p.mkdir(path, opts);
@@ -68,7 +69,7 @@ function memfsStorage(vol, special, { ranged, write, realpath, symlinks }) {
 }
 
 /** fs.promises with the vector's storage traits (methods left out, never faked). */
-function fsPromisesStorage({ ranged, write, realpath, symlinks }) {
+function fsPromisesStorage({ ranged, write, realpath, symlinks, list }) {
   const p = nodeFs.promises;
   const storage = { readFile: p.readFile, stat: p.stat };
   if (symlinks) {
@@ -76,6 +77,7 @@ function fsPromisesStorage({ ranged, write, realpath, symlinks }) {
     if (realpath) storage.realpath = p.realpath;
   }
   if (ranged) storage.open = p.open;
+  if (list) storage.readdir = p.readdir;
   if (write) {
     storage.writeFile = p.writeFile;
     storage.mkdir = p.mkdir;

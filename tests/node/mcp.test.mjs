@@ -96,7 +96,7 @@ for (const [label, AcpFs, storage] of setups) {
           assert.equal(t.inputSchema.additionalProperties, false);
         }
         assert.deepEqual(tools[0].inputSchema.required, ['path']);
-        assert.deepEqual(Object.keys(tools[0].inputSchema.properties).sort(), ['limit', 'line', 'path']);
+        assert.deepEqual(Object.keys(tools[0].inputSchema.properties).sort(), ['head', 'limit', 'line', 'path', 'tail']);
         assert.deepEqual(tools[1].inputSchema.required, ['path', 'content']);
         assert.deepEqual(tools, mcp.tools(), 'what tools() says is what the client lists');
         assert.deepEqual(await client.ping(), {});

@@ -111,7 +111,10 @@ export function storageTraits(vector, ranged) {
 /** A storage's methods cut to the vector's traits (left out, never faked). */
 export function withTraits(storage, { ranged, write, realpath, symlinks, list = true }) {
   const out = { ...storage };
-  if (!list) delete out.readdir;
+  if (!list) {
+    delete out.readdir;
+    delete out.listDirectory;
+  }
   if (!ranged) {
     delete out.readRange;
     delete out.open;

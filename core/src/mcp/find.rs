@@ -65,8 +65,11 @@ fn start(call: &Call) -> Result<Operation, AcpFsError> {
                     continue;
                 }
                 let (child, depth) = (dir.child(&e.name), *depth + 1);
-                let entries = walk::entries(&shared, &io, &child).await?.into_iter();
-                stack.push((child, rel, depth, entries));
+                // A directory that cannot be listed (gone since, unreadable) is skipped, as the
+                // reference server skips it: a search answers what it found.
+                if let Ok(entries) = walk::entries(&shared, &io, &child).await {
+                    stack.push((child, rel, depth, entries.into_iter()));
+                }
             }
         }
         let mut text = if found.is_empty() { "No matches found".to_owned() } else { found.join("\n") };

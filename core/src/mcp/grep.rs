@@ -224,7 +224,13 @@ async fn enter(
     ignores: &mut Vec<Ignore>,
     stack: &mut Vec<Frame>,
 ) -> Result<(), AcpFsError> {
-    let entries = walk::entries(shared, io, &dir).await?;
+    // Below the top, a directory that cannot be listed (gone since, unreadable) is skipped: a
+    // search answers what it found.
+    let entries = match walk::entries(shared, io, &dir).await {
+        Ok(entries) => entries,
+        Err(_) if depth > 0 => return Ok(()),
+        Err(e) => return Err(e),
+    };
     let governing = ignores.len();
     if q.gitignore && entries.iter().any(|e| e.name == ".gitignore" && e.kind == Kind::File) {
         if let Some(matcher) = read_gitignore(shared, io, &dir.root, &dir.real).await {
