@@ -71,6 +71,9 @@ fn storage_for(v: &Value, ranged: bool) -> MemoryStorage {
         caps.write = false;
         caps.make_dirs = false;
     }
+    if flag("list") == Some(false) {
+        caps.list = false;
+    }
     let storage = MemoryStorage::with_caps(caps).with_max_read(7);
     let mut links = Vec::new();
     if let Some(files) = v.get("files").and_then(Value::as_object) {
@@ -210,6 +213,8 @@ fn run_vector(v: &Value, ranged: bool, fails: &mut Vec<String>) {
                 panic!("{at}: unknown step {step}");
             }
         }
+    } else if let Some(tool) = v.get("tool") {
+        call_tool(&fs, &storage, &host, &sessions, tool, expect, &where_, fails);
     } else {
         let Some(op) = start(&fs, v, &where_, fails) else { return };
         check_outcome(&where_, &acp_fs::run(op, &storage, &host), expect, fails);
@@ -249,6 +254,39 @@ fn run_vector(v: &Value, ranged: bool, fails: &mut Vec<String>) {
                 fails.push(format!("{where_}: document {path}: want {want} got {got}"));
             }
         }
+    }
+}
+
+fn first_session(sessions: &Value) -> String {
+    sessions.as_object().and_then(|s| s.keys().next().cloned()).unwrap_or_else(|| "s1".into())
+}
+
+/// A `tool` vector: one MCP `tools/call` (tests/vectors/README.md); the tool result is
+/// `expect.result` exactly, a protocol error (an unknown tool) `expect.error`.
+#[allow(clippy::too_many_arguments)]
+fn call_tool(
+    fs: &AcpFs,
+    storage: &MemoryStorage,
+    host: &Hooks,
+    sessions: &Value,
+    tool: &Value,
+    expect: &Value,
+    where_: &str,
+    fails: &mut Vec<String>,
+) {
+    let session = tool.get("session").and_then(Value::as_str).map_or_else(|| first_session(sessions), str::to_owned);
+    let server = acp_fs::mcp::McpServer::new(fs.clone(), session);
+    let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                         "params": {"name": tool["name"], "arguments": tool.get("arguments").cloned().unwrap_or(json!({}))}});
+    let Some(reply) = server.handle(storage, host, &message.to_string()) else {
+        return fails.push(format!("{where_}: tools/call got no reply"));
+    };
+    let reply: Value = serde_json::from_str(&reply).expect("the reply is JSON");
+    match (reply.get("result"), expect.get("result"), reply.get("error"), expect.get("error")) {
+        (Some(got), Some(want), _, _) if got != want => fails.push(format!("{where_}: result: want {want} got {got}")),
+        (Some(_), Some(_), _, _) => {}
+        (_, _, Some(got), Some(want)) => check_error(where_, want, got, fails),
+        _ => fails.push(format!("{where_}: want {expect} got {reply}")),
     }
 }
 

@@ -107,7 +107,7 @@ async function main() {
         open: { content: 'unsaved\n' },
         denied: { name: 'AcpFsError', code: 'path_outside_roots', jsonRpcCode: -32603 },
         capabilities: { readTextFile: true, writeTextFile: true },
-        mcp: { result: { content: [{ type: 'text', text: 'two\r\n' }], isError: false } },
+        mcp: { result: { content: [{ type: 'text', text: 'two\r\n' }], structuredContent: { content: 'two\r\n' }, isError: false } },
         mcpDeclaration: { type: 'acp', name: 'files', serverId: 'string' },
         mcpServerFor: 'acp',
         serveMcp: 'serveMcp needs Node (it listens on local sockets); in a browser use fs.mcpOverAcp',

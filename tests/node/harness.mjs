@@ -45,7 +45,7 @@ export class MapStorage extends SharedMapStorage {
 }
 
 /** memfs `vol.promises` with the vector's storage traits; `special` paths stat as non-regular. */
-function memfsStorage(vol, special, { ranged, write, realpath, symlinks }) {
+function memfsStorage(vol, special, { ranged, write, realpath, symlinks, list }) {
   const p = vol.promises;
   const fake = (st) => ({ isFile: () => false, isDirectory: () => false, isSymbolicLink: () => false, size: st.size });
   const storage = {
@@ -60,6 +60,7 @@ function memfsStorage(vol, special, { ranged, write, realpath, symlinks }) {
     if (realpath) storage.realpath = (path) => p.realpath(path);
   }
   if (ranged) storage.open = (path, flags) => p.open(path, flags);
+  if (list) storage.readdir = (path) => p.readdir(path);
   if (write) {
     storage.writeFile = (path, data) => p.writeFile(path, data);
     storage.mkdir = (path, opts) => p.mkdir(path, opts);
@@ -68,7 +69,7 @@ function memfsStorage(vol, special, { ranged, write, realpath, symlinks }) {
 }
 
 /** fs.promises with the vector's storage traits (methods left out, never faked). */
-function fsPromisesStorage({ ranged, write, realpath, symlinks }) {
+function fsPromisesStorage({ ranged, write, realpath, symlinks, list }) {
   const p = nodeFs.promises;
   const storage = { readFile: p.readFile, stat: p.stat };
   if (symlinks) {
@@ -76,6 +77,7 @@ function fsPromisesStorage({ ranged, write, realpath, symlinks }) {
     if (realpath) storage.realpath = p.realpath;
   }
   if (ranged) storage.open = p.open;
+  if (list) storage.readdir = p.readdir;
   if (write) {
     storage.writeFile = p.writeFile;
     storage.mkdir = p.mkdir;
@@ -164,7 +166,21 @@ export function prefixVector(vector, prefix) {
     // Textual, so the id and every other byte of the message stay as the vector wrote them.
     v.raw = v.raw.replace(/("path"\s*:\s*")\//g, (_, a) => `${a}${prefix}/`);
   }
+  if (v.tool?.arguments) {
+    const args = v.tool.arguments;
+    for (const k of ['path', 'source', 'destination']) if (typeof args[k] === 'string') args[k] = px(args[k]);
+    if (Array.isArray(args.paths)) args.paths = args.paths.map(px);
+  }
   const e = v.expect ?? {};
+  if (v.tool && e.result) {
+    // Tool answers are text: every absolute path in them (a line's start, after a space, in a
+    // file: URI) is the vector's, so it moves under the prefix too.
+    const pxText = (t) =>
+      t.replace(/(^|[\s(])(\/[^\s]*)/gm, (_, a, p) => a + px(p)).replace(/file:\/\/(\/[^\s"]*)/g, (_, p) => `file://${px(p)}`);
+    const deep = (x) =>
+      typeof x === 'string' ? pxText(x) : Array.isArray(x) ? x.map(deep) : x && typeof x === 'object' ? Object.fromEntries(Object.entries(x).map(([k, y]) => [k, deep(y)])) : x;
+    e.result = deep(e.result);
+  }
   if (e.error) e.error = pxError(e.error);
   if (e.rawError) e.rawError = pxError(e.rawError);
   if (e.raw && typeof e.raw === 'object' && e.raw.error) e.raw.error = pxError(e.raw.error);
@@ -275,8 +291,8 @@ function diskBackend(name, ranged, makeStorage, { full = !makeStorage } = {}) {
       const reason = diskSkipReason(original);
       if (reason) return { skip: reason };
       const flags = storageTraits(original, ranged);
-      if (full && (!flags.write || !flags.realpath || !flags.symlinks || !ranged)) {
-        return { skip: `${name} always has every capability (write, symlinks, realpath, ranged reads)` };
+      if (full && (!flags.write || !flags.realpath || !flags.symlinks || !flags.list || !ranged)) {
+        return { skip: `${name} always has every capability (write, symlinks, realpath, listing, ranged reads)` };
       }
       const dir = makeTempDir();
       const vector = prefixVector(original, dir);

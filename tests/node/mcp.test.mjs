@@ -87,14 +87,16 @@ for (const [label, AcpFs, storage] of setups) {
         assert.equal(client.getServerVersion()?.name, 'acp-fs');
         assert.deepEqual(client.getServerCapabilities()?.tools, { listChanged: false });
         const { tools } = await client.listTools();
-        assert.deepEqual(tools.map((t) => t.name), ['read_text_file', 'write_text_file']);
+        assert.deepEqual(tools.map((t) => t.name).slice(0, 2), ['read_text_file', 'write_text_file']);
+        assert.ok(tools.some((t) => t.name === 'list_allowed_directories'));
         for (const t of tools) {
+          assert.equal(t.annotations.readOnlyHint, t.name !== 'write_text_file', t.name);
           assert.ok(t.description.includes(project) && t.description.includes(lib), t.description);
           assert.equal(t.inputSchema.type, 'object');
           assert.equal(t.inputSchema.additionalProperties, false);
         }
         assert.deepEqual(tools[0].inputSchema.required, ['path']);
-        assert.deepEqual(Object.keys(tools[0].inputSchema.properties).sort(), ['limit', 'line', 'path']);
+        assert.deepEqual(Object.keys(tools[0].inputSchema.properties).sort(), ['head', 'limit', 'line', 'path', 'tail']);
         assert.deepEqual(tools[1].inputSchema.required, ['path', 'content']);
         assert.deepEqual(tools, mcp.tools(), 'what tools() says is what the client lists');
         assert.deepEqual(await client.ping(), {});
@@ -111,10 +113,12 @@ for (const [label, AcpFs, storage] of setups) {
         const path = join(project, 'src', 'main.rs');
         assert.deepEqual(await client.callTool({ name: 'read_text_file', arguments: { path, line: 2, limit: 1 } }), {
           content: [{ type: 'text', text: '    hello();\r\n' }],
+          structuredContent: { content: '    hello();\r\n' },
           isError: false,
         });
         assert.deepEqual(await client.callTool({ name: 'read_text_file', arguments: { path: join(project, 'notes.md'), line: 3 } }), {
           content: [{ type: 'text', text: 'three\n' }],
+          structuredContent: { content: 'three\n' },
           isError: false,
         });
         assert.equal(seen.audits.length, 2);
@@ -175,7 +179,8 @@ for (const [label, AcpFs, storage] of setups) {
         assert.equal(nodeFs.existsSync(join(project, '.git')), false);
         assert.deepEqual(seen.changes, []);
         // Arguments are checked with the client's rules; the model reads which one is wrong.
-        assert.match(await call('read_text_file', { path: 'src/main.rs' }), /path/);
+        // A relative path is the session's cwd's (MCP tools, semantics.md §10); ~ is not expanded.
+        assert.match(await call('read_text_file', { path: '~/src/main.rs' }), /path/);
         assert.match(await call('read_text_file', { path: missing, limit: -1 }), /limit/);
         assert.match(await call('read_text_file', { path: missing, offset: 2 }), /offset/);
         assert.match(await call('write_text_file', { path: rejected }), /content/);
@@ -206,7 +211,8 @@ for (const [label, AcpFs, storage] of setups) {
       const { client, failures, close } = await connectClient(fs.mcpHandler(SESSION));
       try {
         const { tools } = await client.listTools();
-        assert.deepEqual(tools.map((t) => t.name), ['read_text_file']);
+        assert.ok(tools.some((t) => t.name === 'read_text_file'));
+        assert.ok(tools.every((t) => t.annotations.readOnlyHint), 'only tools that change nothing');
         const path = join(project, 'ro.txt');
         await assert.rejects(
           client.callTool({ name: 'write_text_file', arguments: { path, content: 'x' } }),
@@ -231,7 +237,7 @@ for (const [label, AcpFs, storage] of setups) {
       const read = await mcp.handle(
         JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'read_text_file', arguments: { path: join(project, 'notes.md'), limit: 1 } } }),
       );
-      assert.equal(read, '{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"one\\n"}],"isError":false}}');
+      assert.equal(read, '{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"one\\n"}],"structuredContent":{"content":"one\\n"},"isError":false}}');
       // A lone surrogate escape is not valid Unicode: refused naming the params member it is in
       // (semantics.md §8.1), never a silent replacement.
       const lone = await mcp.handle({

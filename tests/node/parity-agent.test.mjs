@@ -225,7 +225,7 @@ const MCP_SCRIPT = [
   '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/outside.txt"}}}',
   '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/project/.env"}}}',
   '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/project/missing.txt"}}}',
-  '{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"rel.txt"}}}',
+  '{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"~/rel.txt"}}}',
   '{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"read_text_file"}}',
   '{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"rm","arguments":{}}}',
   '{"jsonrpc":"2.0","id":13,"method":"resources/list"}',
@@ -256,7 +256,7 @@ describe('parity: the MCP surface', { skip }, () => {
     assert.equal(byId.get('v').result.protocolVersion, '2025-11-25', 'an unknown version gets the newest');
     assert.deepEqual(byId.get(1).result, {});
     assert.deepEqual(byId.get(2).result.tools, got.tools);
-    assert.deepEqual(byId.get(3).result, { content: [{ type: 'text', text: '    hello();\r\n' }], isError: false });
+    assert.deepEqual(byId.get(3).result, { content: [{ type: 'text', text: '    hello();\r\n' }], structuredContent: { content: '    hello();\r\n' }, isError: false });
     assert.equal(byId.get(4).result.isError, false);
     assert.equal(byId.get(6).result.isError, true);
     assert.match(byId.get(6).result.content[0].text, /user_rejected/);
@@ -505,7 +505,7 @@ const bindingScripts = {
       '{"jsonrpc":"2.0","method":"notifications/initialized"}',
       '{oops',
       '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write_text_file","arguments":{"path":"/p/a","content":""}}}',
-      '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"rel"}}}',
+      '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"~/rel"}}}',
     ];
     const out = [e.mcpTools('s'), e.mcpTools('unknown'), ...messages.map((m) => e.mcpDispatch('s', m))];
     const d = e.mcpDispatch('s', '{"jsonrpc":"2.0","id":"r","method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/p/a.txt","line":2}}}');

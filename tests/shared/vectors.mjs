@@ -105,12 +105,16 @@ export function rangedVariants(vector) {
 /** What the vector asks of the storage (`storage` in the vector), for one read mode. */
 export function storageTraits(vector, ranged) {
   const t = vector.storage ?? {};
-  return { ranged, write: t.write !== false, realpath: t.realpath !== false, symlinks: t.symlinks !== false };
+  return { ranged, write: t.write !== false, realpath: t.realpath !== false, symlinks: t.symlinks !== false, list: t.list !== false };
 }
 
 /** A storage's methods cut to the vector's traits (left out, never faked). */
-export function withTraits(storage, { ranged, write, realpath, symlinks }) {
+export function withTraits(storage, { ranged, write, realpath, symlinks, list = true }) {
   const out = { ...storage };
+  if (!list) {
+    delete out.readdir;
+    delete out.listDirectory;
+  }
   if (!ranged) {
     delete out.readRange;
     delete out.open;
@@ -180,7 +184,8 @@ async function check(vector, got, prepared, fs) {
       if ('result' in got) failures.push(`want error ${show(e.error)}, got result ${show(got.result)}`);
       else checkError(e.error, got.error, failures);
     }
-    if (got.audit !== 1) failures.push(`want one audit event, got ${got.audit}`);
+    // A tool call refused for its arguments runs no operation, so it has no audit event.
+    if (!vector.tool && got.audit !== 1) failures.push(`want one audit event, got ${got.audit}`);
   }
   if ('change' in e && !same(e.change, got.change)) failures.push(`change: want ${show(e.change)} got ${show(got.change)}`);
   if (got.changes > 1) failures.push(`one request gave ${got.changes} change records`);
@@ -349,6 +354,18 @@ export async function runVector(AcpFs, original, backend) {
     if (typeof vector.raw === 'string') {
       const reply = await fs.handle(vector.raw);
       got.raw = reply === null ? null : JSON.parse(reply);
+    } else if (vector.tool) {
+      // One MCP tools/call (README.md, "MCP tools"): the tool result, or a protocol error.
+      const sessions = vector.sessions ?? DEFAULT_SESSIONS;
+      const mcp = fs.mcpHandler(vector.tool.session ?? Object.keys(sessions)[0]);
+      const offered = mcp.tools().some((t) => t.name === vector.tool.name);
+      if (!offered && !vector.expect?.error) {
+        return { skip: `${vector.tool.name} is not offered over this storage (it cannot list directories)` };
+      }
+      const message = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: vector.tool.name, arguments: vector.tool.arguments ?? {} } };
+      const reply = await mcp.handle(message);
+      if (reply?.error) got.error = reply.error;
+      else got.result = reply?.result;
     } else {
       const { method, params } = vector.request;
       const call = method === 'fs/read_text_file' ? fs.readTextFile : method === 'fs/write_text_file' ? fs.writeTextFile : null;
