@@ -16,6 +16,8 @@
 //! assert_eq!(reply, r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"two\n"}],"isError":false}}"#);
 //! ```
 
+pub(crate) mod edit;
+
 use crate::agent::{self, READ_TOOL};
 use crate::dispatch::{parse, respond};
 use crate::engine::AcpFs;
