@@ -119,6 +119,31 @@ pub(crate) async fn resolve(
     }
 }
 
+/// Containment for a path taken as an entry of its directory (the ends of a move): the parent
+/// is resolved as [`resolve`] does, the last name is not followed, so a symlink is moved as the
+/// link it is and never as what it points to. Answers the target (`missing`: whether the
+/// parent exists, `Some(0)`, or how many components up to it are missing; the entry itself is
+/// for the caller to look at) and the deny list is checked on the real name too. `path` is not
+/// a root (the caller refuses that).
+pub(crate) async fn resolve_entry(
+    shared: &Shared,
+    io: &Channel,
+    roots: &[AbsPath],
+    real_root: Option<AbsPath>,
+    path: AbsPath,
+    writing: bool,
+) -> Result<Target, AcpFsError> {
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name().map(str::to_owned)) else {
+        return resolve(shared, io, roots, real_root, path, writing).await;
+    };
+    let dir = resolve(shared, io, roots, real_root, parent, writing).await?;
+    let real = dir.real.join([name.as_str()]);
+    if !real.same_as(&path) {
+        deny(shared, &real, &path, writing)?;
+    }
+    Ok(Target { requested: path, real, root: dir.root, missing: dir.missing })
+}
+
 /// The first root whose real path contains `real`, as that real path.
 async fn resolved_root_of(io: &Channel, roots: &[AbsPath], real: &AbsPath) -> Option<AbsPath> {
     for root in roots {

@@ -259,6 +259,24 @@ impl Turns {
         Ticket { turns: self.clone(), key, id }
     }
 
+    /// Joins the queues of every key at once, so that two operations that both need the same
+    /// keys are queued in the same order on each (one of them has every turn first: no
+    /// deadlock, whatever order they ask in).
+    pub fn enter_all(self: &Arc<Self>, keys: impl IntoIterator<Item = String>) -> Vec<Ticket> {
+        let mut s = self.lock();
+        s.next += 1;
+        let id = s.next;
+        let mut tickets: Vec<Ticket> = Vec::new();
+        for key in keys {
+            if tickets.iter().any(|t| t.key == key) {
+                continue;
+            }
+            s.queues.entry(key.clone()).or_default().push_back(id);
+            tickets.push(Ticket { turns: self.clone(), key, id });
+        }
+        tickets
+    }
+
     fn is_front(&self, key: &str, id: u64) -> bool {
         self.lock().queues.get(key).and_then(|q| q.front()) == Some(&id)
     }

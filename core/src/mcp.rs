@@ -17,6 +17,7 @@
 //! ```
 
 pub(crate) mod edit;
+pub(crate) mod mutate;
 
 use crate::agent::{self, READ_TOOL};
 use crate::dispatch::{parse, respond};

@@ -46,7 +46,7 @@ RULES = [
     ("4.max-read", "§4", "`maxReadBytes` applies to whole-file reads (`file_too_large`); windowed reads of larger files are still served"),
     ("4.max-write", "§4", "`maxWriteBytes` bounds writes"),
     # 5. Writing
-    ("5.create", "§5", "The file is created if missing; parent directories are created inside the roots (`createParents`, default true)"),
+    ("5.create", "§5", "The file is created if missing; parent directories are created inside the roots (`createParents`, default true), and the change record lists them (`createdDirs`)"),
     ("5.atomic", "§5", "Real-disk writes are atomic (temp file, fsync, rename; mode kept)"),
     ("5.overlay-read", "§5", "Reads prefer a document the host has open (overlay)"),
     ("5.overlay-write", "§5", "Writes to an open document go through the host hook, never silently over unsaved edits"),

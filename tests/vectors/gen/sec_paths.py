@@ -347,7 +347,7 @@ def roots_symlinks():
         V("root-not-existing-receives-new-file", "§8 a root that does not exist yet can receive new files", ["8.missing-realpath", "5.create"],
           sessions={"s1": {"cwd": "/newroot", "additionalDirectories": []}}, files={"/other/x.txt": "x"},
           request=write("/newroot/sub/a.txt", "a\n"),
-          expect={**OK_WRITE, "files": {"/newroot/sub/a.txt": "a\n"}, "change": change("/newroot/sub/a.txt", None, "a\n")}),
+          expect={**OK_WRITE, "files": {"/newroot/sub/a.txt": "a\n"}, "change": change("/newroot/sub/a.txt", None, "a\n", dirs=["/newroot", "/newroot/sub"])}),
         V("root-not-existing-read-not-found", "§6 reading in a root that does not exist is not_found", ["8.missing-realpath", "6.not-found"],
           sessions={"s1": {"cwd": "/newroot", "additionalDirectories": []}}, files={"/other/x.txt": "x"},
           request=read("/newroot/a.txt"), expect=not_found("/newroot/a.txt")),
