@@ -133,7 +133,27 @@ export function prefixVector(vector, prefix) {
     }
     return out;
   };
-  const v = structuredClone(vector);
+  // MCP tool calls name paths in arguments, result texts and records: every POSIX path that starts
+  // a string or follows whitespace is prefixed (the vectors keep other text free of such paths).
+  const pxDeep = (x) =>
+    typeof x === 'string'
+      ? x.replace(/(^|\s)(\/[^\s]*)/g, (_, a, p) => a + px(p))
+      : Array.isArray(x)
+        ? x.map(pxDeep)
+        : x && typeof x === 'object'
+          ? Object.fromEntries(Object.entries(x).map(([k, y]) => [k, pxDeep(y)]))
+          : x;
+  const pxTool = (step) => {
+    if (step.request?.method !== 'tools/call') return step;
+    const out = { ...step, request: { ...step.request, params: pxDeep(step.request.params) } };
+    if (out.expect) {
+      out.expect = { ...out.expect };
+      for (const k of ['result', 'toolError', 'change']) if (k in out.expect) out.expect[k] = pxDeep(out.expect[k]);
+    }
+    return out;
+  };
+  const v = pxTool(structuredClone(vector));
+  if (Array.isArray(v.steps)) v.steps = v.steps.map(pxTool);
   v.files = v.files
     ? Object.fromEntries(
         Object.entries(v.files).map(([k, c]) => [
@@ -157,7 +177,7 @@ export function prefixVector(vector, prefix) {
     for (const k of ['roots', 'extraRoots']) if (Array.isArray(v.options[k])) v.options[k] = v.options[k].map(px);
   }
   v.documents = pxKeys(v.documents);
-  if (v.request?.params && typeof v.request.params === 'object' && !Array.isArray(v.request.params)) {
+  if (v.request?.params && typeof v.request.params === 'object' && !Array.isArray(v.request.params) && v.request.method !== 'tools/call') {
     v.request.params.path = px(v.request.params.path);
   }
   if (typeof v.raw === 'string') {
@@ -170,16 +190,17 @@ export function prefixVector(vector, prefix) {
   if (e.raw && typeof e.raw === 'object' && e.raw.error) e.raw.error = pxError(e.raw.error);
   e.files = pxKeys(e.files);
   if (Array.isArray(e.absent)) e.absent = e.absent.map(px);
-  if (e.change && typeof e.change === 'object') e.change.path = px(e.change.path);
+  if (e.change && typeof e.change === 'object' && v.request?.method !== 'tools/call') e.change.path = px(e.change.path);
   e.documents = pxKeys(e.documents);
   if (Array.isArray(v.steps)) {
     const pxStep = (step) => {
       const out = { ...step };
-      if (out.request?.params) out.request = { ...out.request, params: { ...out.request.params, path: px(out.request.params.path) } };
+      const tool = out.request?.method === 'tools/call';
+      if (out.request?.params && !tool) out.request = { ...out.request, params: { ...out.request.params, path: px(out.request.params.path) } };
       if (out.expect) {
         out.expect = { ...out.expect };
         if (out.expect.error) out.expect.error = pxError(out.expect.error);
-        if (out.expect.change) out.expect.change = { ...out.expect.change, path: px(out.expect.change.path) };
+        if (out.expect.change && !tool) out.expect.change = { ...out.expect.change, path: px(out.expect.change.path) };
         if (typeof out.expect.staleDocument === 'string') out.expect.staleDocument = px(out.expect.staleDocument);
       }
       if (out.edit) out.edit = { files: pxKeys(out.edit.files), documents: pxKeys(out.edit.documents) };

@@ -180,6 +180,7 @@ async function check(vector, got, prepared, fs) {
       if ('result' in got) failures.push(`want error ${show(e.error)}, got result ${show(got.result)}`);
       else checkError(e.error, got.error, failures);
     }
+    checkToolError(e.toolError, got, failures);
     if (got.audit !== 1) failures.push(`want one audit event, got ${got.audit}`);
   }
   if ('change' in e && !same(e.change, got.change)) failures.push(`change: want ${show(e.change)} got ${show(got.change)}`);
@@ -198,8 +199,40 @@ async function check(vector, got, prepared, fs) {
   return failures;
 }
 
+/**
+ * An MCP `tools/call` (`params` `{name, arguments}`) on the server of session `session` (default
+ * `s1`): `{result}` (the tool result, an `isError` one included) or `{error}` (a protocol error);
+ */
+async function toolCall(fs, { session, params }) {
+  const server = fs.mcpHandler(session ?? 's1');
+  const reply = await server.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params });
+  return reply.error ? { error: reply.error } : { result: reply.result };
+}
+
+/** Why the vector cannot run on this backend: a tool it calls that the storage cannot serve (the
+ * engine leaves the tool out, semantics.md §10), or undefined. */
+function missingTool(fs, vector) {
+  const requests = [vector.request, ...(vector.steps ?? []).map((s) => s.request)];
+  for (const r of requests) {
+    if (r?.method !== 'tools/call') continue;
+    const offered = fs.mcpHandler(r.session ?? 's1').tools().map((t) => t.name);
+    if (!offered.includes(r.params?.name)) return `the storage does not offer ${r.params?.name}`;
+  }
+  return undefined;
+}
+
+/** `expect.toolError`: an `isError` tool result whose text holds every fragment. */
+function checkToolError(fragments, got, failures, label = 'tool error') {
+  if (!fragments) return;
+  const text = got.result?.content?.[0]?.text;
+  if (got.result?.isError !== true) failures.push(`${label}: want an isError result, got ${show(got)}`);
+  for (const f of fragments) if (typeof text !== 'string' || !text.includes(f)) failures.push(`${label}: ${show(text)} lacks ${show(f)}`);
+}
+
 /** One request of a `steps` vector: `{result}` or `{error}` (the JSON-RPC error object). */
-async function call(fs, { method, params }) {
+async function call(fs, request) {
+  if (request.method === 'tools/call') return toolCall(fs, request);
+  const { method, params } = request;
   const run = method === 'fs/read_text_file' ? fs.readTextFile : fs.writeTextFile;
   try {
     return { result: await run(params ?? null) };
@@ -220,6 +253,8 @@ function checkStep(label, want = {}, got, change, failures, stale = null) {
     else checkError(want.error, got.error, f);
   }
   if (!('result' in want) && !want.error && got.error) f.push(`want success, got error ${show(got.error)}`);
+  checkToolError(want.toolError, got, f);
+  if (!('result' in want) && !want.toolError && got.result?.isError === true) f.push(`want success, got ${show(got.result)}`);
   if ('change' in want && !same(want.change, change)) f.push(`change: want ${show(want.change)} got ${show(change)}`);
   if ('staleDocument' in want && want.staleDocument !== stale) f.push(`staleDocument: want ${show(want.staleDocument)} got ${show(stale)}`);
   failures.push(...f.map((x) => `${label}: ${x}`));
@@ -340,6 +375,8 @@ export async function runVector(AcpFs, original, backend) {
     }
     for (const [path, text] of Object.entries(vector.documents ?? {})) fs.documents.open(path, text);
     const got = {};
+    const missing = missingTool(fs, vector);
+    if (missing) return { skip: missing };
     if (Array.isArray(vector.steps)) {
       if (typeof prepared.write !== 'function') return { skip: 'this backend cannot change files between steps' };
       const failures = await runSteps(fs, vector.steps, prepared, changes, hold, stale);
@@ -348,6 +385,9 @@ export async function runVector(AcpFs, original, backend) {
     if (typeof vector.raw === 'string') {
       const reply = await fs.handle(vector.raw);
       got.raw = reply === null ? null : JSON.parse(reply);
+    } else if (vector.request.method === 'tools/call') {
+      Object.assign(got, await toolCall(fs, vector.request));
+      got.audit = audits;
     } else {
       const { method, params } = vector.request;
       const call = method === 'fs/read_text_file' ? fs.readTextFile : method === 'fs/write_text_file' ? fs.writeTextFile : null;

@@ -181,6 +181,26 @@ RULES = [
     ("9.one-write", "§9", "Writes to one real path take turns in the order they reached it, and a write reads what it replaces only once it has the turn"),
     ("9.per-path", "§9", "Turns are per real path: writes to other files, and reads, never wait"),
     ("9.turn-release", "§9", "A write's turn ends when its operation ends, however it ends: success, error, cancellation, or the host dropping it"),
+    # 10.3 Changing files as MCP tools
+    ("103.write-file", "§10.3", "`write_file` is `fs/write_text_file` (§4, §5, §9), missing parents made and listed in `createdDirs`; result `Successfully wrote to <path>`"),
+    ("103.edit-order", "§10.3", "`edit_file` applies its edits in order to what is there now (an open buffer with unsaved edits, else the file), each to the text the ones before it left"),
+    ("103.edit-unique", "§10.3", "An `oldText` not found or found more than once (overlapping occurrences count) is `-32602` naming `edits[i].oldText`; nothing changes"),
+    ("103.edit-no-flex", "§10.3", "No whitespace-flexible matching; the error names the line where a trimmed-lines match starts"),
+    ("103.edit-endings", "§10.3", "In a CRLF file an LF `oldText` matches as CRLF and `newText` is written with CRLF; a BOM is kept"),
+    ("103.edit-ledger", "§10.3", "An edit applies on the current text even when the file changed since the read (`merged: true`); `onConflict: reject` refuses it (`stale_write`)"),
+    ("103.edit-missing", "§10.3", "`edit_file` of a file that does not exist is `not_found`"),
+    ("103.edit-diff", "§10.3", "The result is the reference's unified diff of the exact texts in a diff fence"),
+    ("103.edit-dry-run", "§10.3", "`dryRun`: the same diff, no approval, no write, no record"),
+    ("103.edit-args", "§10.3", "`edits` holds at least one `{oldText, newText}`; a bad or unknown member is named by index"),
+    ("103.mkdir", "§10.3", "`create_directory` is `mkdir -p`: one `makeDir` per missing component; the record (`kind: makeDir`) lists those made, outermost first"),
+    ("103.mkdir-exists", "§10.3", "A directory already there succeeds silently (nothing asked, no record); anything else there is `not_a_file`"),
+    ("103.move", "§10.3", "`move_file` is one rename; the record is `{kind: move, path: <destination>, from: <source>}`"),
+    ("103.move-no-replace", "§10.3", "An existing destination is `already_exists` and nothing changes"),
+    ("103.move-checks", "§10.3", "Both ends contained as entries (a symlink moves as a link); a root is not moved, a directory not into itself; the destination's directory must exist; a missing source is `not_found`"),
+    ("103.move-documents", "§10.3", "Open documents at the source or below it follow to the new name with their unsaved text"),
+    ("103.approval", "§10.3", "Every change is approved first; a refusal is `user_rejected` and changes nothing"),
+    ("103.deny", "§10.3", "Containment and the deny list's write rules hold for every tool"),
+    ("103.undo", "§10.3", "Hosts undo a write by deleting or restoring `oldText`, a move by renaming back, then remove `createdDirs` innermost first"),
 ]
 
 NOT_EXPRESSIBLE = {
@@ -199,6 +219,7 @@ NOT_EXPRESSIBLE = {
     "82.temporaries": "Temporary files and processes belong to the disk storage, below the engine the vectors drive.",
     "9.merge-approval": "`hooks.approve` answers yes or no; the format cannot say what the approval was shown.",
     "9.approval-recheck": "Steps run one after another: nothing can change storage while an approval is pending.",
+    "103.undo": "Undo is the host's: the vectors pin the records it reads (`kind`, `from`, `createdDirs`), not what an editor does with them.",
     "9.turn-release": "Cancelling or dropping an operation that holds a turn needs two requests in flight and a cancel; `together` only starts requests.",
 }
 
