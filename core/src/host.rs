@@ -81,8 +81,7 @@ pub fn info() -> HostInfo {
     HostInfo {
         read_method: READ_TEXT_FILE,
         write_method: WRITE_TEXT_FILE,
-        // The native disk's: listing, moves and single directories are not wired through it yet.
-        full_caps: StorageCaps { list: false, rename: false, make_dir: false, ..StorageCaps::FULL },
+        full_caps: StorageCaps::FULL,
         max_depth: MAX_DEPTH,
         max_values: MAX_VALUES,
         lone_surrogate: LONE_SURROGATE,

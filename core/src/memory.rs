@@ -3,7 +3,7 @@
 
 use crate::bytes::Bytes;
 use crate::path::AbsPath;
-use crate::storage::{FileKind, Metadata, Storage, StorageCaps, StorageError, StorageErrorKind};
+use crate::storage::{DirEntry, FileKind, Metadata, Storage, StorageCaps, StorageError, StorageErrorKind};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -55,7 +55,7 @@ impl Default for MemoryStorage {
 impl MemoryStorage {
     /// An empty storage that can do everything ([`StorageCaps::FULL`]).
     pub fn new() -> MemoryStorage {
-        MemoryStorage::with_caps(StorageCaps { list: false, rename: false, make_dir: false, ..StorageCaps::FULL })
+        MemoryStorage::with_caps(StorageCaps::FULL)
     }
 
     /// A storage that advertises (and only does) `caps`.
@@ -255,6 +255,60 @@ fn walk(
     Ok((current, kind))
 }
 
+/// What a stat that does not follow `node` finds.
+fn meta_of(nodes: &BTreeMap<String, Node>, node: &Node) -> Metadata {
+    match node {
+        Node::File(bytes, version) => {
+            // The version counter only this storage moves: it is the change time too.
+            let modified = Some(*version);
+            let (size, links) = (bytes.len() as u64, links(nodes, bytes));
+            Metadata { kind: FileKind::File, size, links, modified, changed: modified, file_id: None }
+        }
+        Node::Dir => Metadata::new(FileKind::Directory, 0),
+        Node::Symlink(target) => Metadata::new(FileKind::Symlink, target.len() as u64),
+        Node::Special => Metadata::new(FileKind::Other, 0),
+    }
+}
+
+/// The directory `dir` as the disk opens one below a root: every component a directory, a
+/// symlink anywhere on the way refused (`SymlinkEscape`, as one swapped in after the check).
+fn walk_dirs(nodes: &BTreeMap<String, Node>, dir: &AbsPath) -> Result<(), StorageError> {
+    let mut current = root_of(dir);
+    for name in dir.components() {
+        current = current.join([name]);
+        match nodes.get(current.as_str()) {
+            Some(Node::Dir) => {}
+            None => return Err(StorageError::not_found(dir.as_str())),
+            Some(Node::Symlink(_)) => {
+                return Err(StorageError::new(
+                    StorageErrorKind::SymlinkEscape,
+                    format!("a symlink is on the path at {current}"),
+                ))
+            }
+            Some(_) => {
+                return Err(StorageError::new(StorageErrorKind::NotADirectory, format!("not a directory: {current}")))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The keys strictly below `dir` (its entries and theirs), in order.
+fn below<'a>(nodes: &'a BTreeMap<String, Node>, dir: &AbsPath) -> impl Iterator<Item = (&'a String, &'a Node)> {
+    let prefix = format!("{dir}{}", sep_after(dir));
+    let skip = prefix.len();
+    // A root stored as a key of its own ("/") is not below itself.
+    nodes.range(prefix.clone()..).take_while(move |(k, _)| k.starts_with(&prefix)).filter(move |(k, _)| k.len() > skip)
+}
+
+fn parse(path: &str) -> Result<AbsPath, StorageError> {
+    AbsPath::parse(path).map_err(|why| StorageError::new(StorageErrorKind::Other, why))
+}
+
+fn already_exists(path: &AbsPath) -> StorageError {
+    StorageError::new(StorageErrorKind::AlreadyExists, format!("already exists: {path}"))
+}
+
 /// The names of the file `bytes` belongs to.
 fn links(nodes: &BTreeMap<String, Node>, bytes: &Arc<Vec<u8>>) -> u64 {
     nodes.values().filter(|n| matches!(n, Node::File(b, _) if Arc::ptr_eq(b, bytes))).count() as u64
@@ -290,18 +344,12 @@ impl Storage for MemoryStorage {
     fn stat(&self, path: &str, follow: bool) -> Result<Metadata, StorageError> {
         let nodes = self.lock();
         let (real, kind) = self.resolve(&nodes, path, follow)?;
-        Ok(match kind {
-            Kind::File(size) => {
-                let (links, modified) = match nodes.get(real.as_str()) {
-                    Some(Node::File(bytes, version)) => (links(&nodes, bytes), Some(*version)),
-                    _ => (1, None),
-                };
-                // The version counter only this storage moves: it is the change time too.
-                Metadata { kind: FileKind::File, size, links, modified, changed: modified, file_id: None }
-            }
-            Kind::Dir => Metadata::new(FileKind::Directory, 0),
-            Kind::Symlink(size) => Metadata::new(FileKind::Symlink, size),
-            Kind::Special => Metadata::new(FileKind::Other, 0),
+        Ok(match (kind, nodes.get(real.as_str())) {
+            (Kind::File(_), Some(node)) => meta_of(&nodes, node),
+            (Kind::File(size), None) => Metadata::new(FileKind::File, size),
+            (Kind::Dir, _) => Metadata::new(FileKind::Directory, 0),
+            (Kind::Symlink(size), _) => Metadata::new(FileKind::Symlink, size),
+            (Kind::Special, _) => Metadata::new(FileKind::Other, 0),
         })
     }
 
@@ -411,5 +459,64 @@ impl Storage for MemoryStorage {
                 Ok(())
             }
         }
+    }
+
+    /// Like the disk: the directory is reached with no symlink on the way, and each entry is
+    /// described without following it.
+    fn list(&self, _root: &str, path: &str) -> Result<Vec<DirEntry>, StorageError> {
+        let dir = parse(path)?;
+        let nodes = self.lock();
+        walk_dirs(&nodes, &dir)?;
+        let sep = dir.style().separator();
+        let prefix = format!("{dir}{}", sep_after(&dir)).len();
+        Ok(below(&nodes, &dir)
+            .filter(|(k, _)| !k[prefix..].contains(sep))
+            .map(|(k, node)| DirEntry { name: k[prefix..].to_owned(), meta: meta_of(&nodes, node) })
+            .collect())
+    }
+
+    /// Both parents are reached with no symlink on the way; a symlink at `from` moves as a
+    /// link, a directory with everything below it.
+    fn rename(&self, _root: &str, from: &str, to: &str) -> Result<(), StorageError> {
+        let (source, target) = (parse(from)?, parse(to)?);
+        let (Some(from_dir), Some(to_dir)) = (source.parent(), target.parent()) else {
+            return Err(StorageError::new(
+                StorageErrorKind::Other,
+                format!("move {from} to {to}: a root is never moved"),
+            ));
+        };
+        let mut nodes = self.lock();
+        walk_dirs(&nodes, &from_dir)?;
+        walk_dirs(&nodes, &to_dir)?;
+        let Some(node) = nodes.get(source.as_str()) else { return Err(StorageError::not_found(from)) };
+        if nodes.contains_key(target.as_str()) {
+            return Err(already_exists(&target));
+        }
+        if *node == Node::Dir && target.starts_with(&source) {
+            return Err(StorageError::new(StorageErrorKind::Other, format!("move {from} to {to}: into itself")));
+        }
+        let moved: Vec<String> = below(&nodes, &source).map(|(k, _)| k.clone()).collect();
+        let node = nodes.remove(source.as_str()).expect("looked up above");
+        nodes.insert(target.as_str().to_owned(), node);
+        let (old, new) = (format!("{source}{}", sep_after(&source)), format!("{target}{}", sep_after(&target)));
+        for key in moved {
+            let node = nodes.remove(&key).expect("listed above");
+            nodes.insert(format!("{new}{}", &key[old.len()..]), node);
+        }
+        Ok(())
+    }
+
+    /// The parent is reached with no symlink on the way; anything at `path` (a dangling link
+    /// too) is `AlreadyExists`.
+    fn make_dir(&self, _root: &str, path: &str) -> Result<(), StorageError> {
+        let target = parse(path)?;
+        let Some(parent) = target.parent() else { return Err(already_exists(&target)) };
+        let mut nodes = self.lock();
+        walk_dirs(&nodes, &parent)?;
+        if nodes.contains_key(target.as_str()) {
+            return Err(already_exists(&target));
+        }
+        nodes.insert(target.as_str().to_owned(), Node::Dir);
+        Ok(())
     }
 }

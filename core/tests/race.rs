@@ -8,17 +8,21 @@
 //! swap a directory for a symlink. These tests prove that no byte from outside is ever
 //! answered, no byte outside is ever written, no entry appears outside and no temporary file
 //! is left anywhere, whatever the interleaving; every request either succeeds or fails cleanly.
+//! Listings, moves and new directories (the storage of the MCP file tools, asked of the disk
+//! directly) race the same mover: no listing shows an outside entry, and nothing is moved out
+//! of `outside/` or into it, or created there.
 //!
-//! Counts, not time, make a run: `ACP_FS_RACE_REQUESTS` (default 6,000: half reads, a quarter
-//! writes to existing files, a quarter creations) sets how many, and `ACP_FS_RACE_SECONDS`
-//! (default 20) bounds the time a slow machine may spend on them.
+//! Counts, not time, make a run: `ACP_FS_RACE_REQUESTS` (default 6,000: in every seven, two
+//! reads, a write to an existing file, a creation, a listing, a move and a new directory) sets
+//! how many, and `ACP_FS_RACE_SECONDS` (default 20) bounds the time a slow machine may spend on
+//! them.
 //!
 //! ```text
 //! ACP_FS_RACE_REQUESTS=100000 ACP_FS_RACE_SECONDS=600 cargo test -p acp-fs --all-features --test race -- --nocapture
 //! ```
 #![cfg(all(unix, feature = "disk"))]
 
-use acp_fs::{AcpFs, DefaultHost, DiskStorage, ErrorKind, Options, Outcome, Storage};
+use acp_fs::{AcpFs, DefaultHost, DiskStorage, ErrorKind, Options, Outcome, Storage, StorageErrorKind};
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::ffi::CString;
@@ -45,6 +49,8 @@ const CANARY: &str = "OUTSIDE-CANARY";
 const FILES: [&str; 3] = ["a.txt", "b.txt", "c.txt"];
 /// Lines per file: with ~40-byte lines a file spans several ranged chunks (16 KiB first).
 const LINES: usize = 1_000;
+/// An entry only `outside/` has: a listing that shows it listed outside.
+const MARKER: &str = "OUTSIDE-CANARY.marker";
 /// Every temporary name DiskStorage makes contains this (`.{name}.acp-fs-{pid}-{n}.tmp`).
 const TEMP_MARK: &str = ".acp-fs-";
 
@@ -116,6 +122,7 @@ fn layout() -> (tempfile::TempDir, PathBuf) {
         fs::write(sub.join(name), inside_text(name, "original")).unwrap();
         fs::write(base.join("outside").join(name), canary_text(name)).unwrap();
     }
+    fs::write(base.join("outside").join(MARKER), "").unwrap();
     std::os::unix::fs::symlink(base.join("outside"), base.join("root/sub-link")).unwrap();
     (tmp, base)
 }
@@ -378,6 +385,11 @@ struct Tally {
     ok_reads: u64,
     ok_writes: u64,
     ok_creates: u64,
+    ok_lists: u64,
+    ok_moves: u64,
+    ok_dirs: u64,
+    /// Successful listings that show an entry of `outside/`.
+    escaped_lists: u64,
     /// Successful reads whose content holds outside bytes.
     escaped_reads: u64,
     /// Successful writes whose change record's old text holds outside bytes.
@@ -394,6 +406,10 @@ impl Tally {
         self.ok_reads += other.ok_reads;
         self.ok_writes += other.ok_writes;
         self.ok_creates += other.ok_creates;
+        self.ok_lists += other.ok_lists;
+        self.ok_moves += other.ok_moves;
+        self.ok_dirs += other.ok_dirs;
+        self.escaped_lists += other.escaped_lists;
         self.escaped_reads += other.escaped_reads;
         self.escaped_old_text += other.escaped_old_text;
         self.panics += other.panics;
@@ -425,20 +441,81 @@ const CLEAN: [ErrorKind; 6] = [
     ErrorKind::PermissionDenied,
 ];
 
+/// Clean refusals of the storage calls (a listing, a move, a new directory) while the disk
+/// moves: a parent that is a symlink now, a name gone or taken meanwhile, or a parent that was
+/// not a directory when it was opened (the symlink an open refused was swapped back before the
+/// refusal could be told apart from a file there: `why_not_dir` sees a directory again).
+const CLEAN_STORAGE: [StorageErrorKind; 4] = [
+    StorageErrorKind::SymlinkEscape,
+    StorageErrorKind::NotFound,
+    StorageErrorKind::AlreadyExists,
+    StorageErrorKind::NotADirectory,
+];
+
 #[derive(Clone, Copy)]
 enum Request {
     Read,
     Window,
     Write,
     Create,
+    List,
+    Move,
+    MakeDir,
 }
 
 fn request(i: usize) -> Request {
-    match i % 4 {
+    match i % 7 {
         0 => Request::Read,
         1 => Request::Window,
         2 => Request::Write,
-        _ => Request::Create,
+        3 => Request::Create,
+        4 => Request::List,
+        5 => Request::Move,
+        _ => Request::MakeDir,
+    }
+}
+
+/// A listing, move or new directory in `sub`, asked of the disk as the engine hands it checked
+/// paths: `sub` is a real directory of the root when the engine checks, whatever it is by the
+/// time the disk acts. Moves take turns: `sub/b.txt` out to `root/held-b.txt` (through a
+/// swapped `sub` that would take `outside/b.txt`), back again, and a file created earlier in
+/// `sub` to a new name in `sub` (through a swapped parent on either side, that would plant it
+/// in `outside/`).
+fn run_storage(disk: &DiskStorage, root: &str, sub: &str, i: usize, tally: &mut Tally) {
+    let done = match request(i) {
+        Request::List => disk.list(root, sub).map(|entries| {
+            tally.ok_lists += 1;
+            if let Some(e) = entries.iter().find(|e| e.name == MARKER) {
+                tally.escaped_lists += 1;
+                tally.sample(format!("request {i} listed outside: {}", e.name));
+            }
+        }),
+        Request::Move => {
+            let (from, to) = match (i / 7) % 3 {
+                0 => (format!("{sub}/b.txt"), format!("{root}/held-b.txt")),
+                1 => (format!("{root}/held-b.txt"), format!("{sub}/b.txt")),
+                _ => (format!("{sub}/new-{}.txt", i - 2), format!("{sub}/moved-{i}.txt")),
+            };
+            disk.rename(root, &from, &to).map(|()| tally.ok_moves += 1)
+        }
+        _ => disk.make_dir(root, &format!("{sub}/dir-{i}")).map(|()| tally.ok_dirs += 1),
+    };
+    if let Err(e) = done {
+        let name = match e.kind {
+            StorageErrorKind::SymlinkEscape => "storage: symlink escape",
+            StorageErrorKind::NotFound => "storage: not found",
+            StorageErrorKind::AlreadyExists => "storage: already exists",
+            StorageErrorKind::NotADirectory => "storage: not a directory",
+            _ => "storage: other",
+        };
+        let seen = tally.errors.entry(name).or_default();
+        *seen += 1;
+        if *seen <= 2 {
+            tally.sample(format!("request {i}: {e}"));
+        }
+        if !CLEAN_STORAGE.contains(&e.kind) && tally.unexpected.len() < 10 {
+            tally.unexpected.push(format!("request {i}: {e}"));
+        }
     }
 }
 
@@ -462,6 +539,7 @@ fn run_one(fs: &AcpFs, disk: &DiskStorage, sub: &str, i: usize) -> Outcome {
                 &DefaultHost,
             );
         }
+        Request::List | Request::Move | Request::MakeDir => unreachable!("asked of the disk directly"),
         Request::Create => {
             let path = format!("{sub}/new-{i}.txt");
             let content = format!("inside new file {i}\n");
@@ -475,13 +553,20 @@ fn run_one(fs: &AcpFs, disk: &DiskStorage, sub: &str, i: usize) -> Outcome {
     acp_fs::run(fs.read_text_file(params), disk, &DefaultHost)
 }
 
-fn drive(fs: &AcpFs, disk: &DiskStorage, sub: &str, thread: usize, total: usize, deadline: Instant) -> Tally {
+fn drive(fs: &AcpFs, disk: &DiskStorage, dirs: (&str, &str), thread: usize, total: usize, deadline: Instant) -> Tally {
+    let (root, sub) = dirs;
     let mut tally = Tally::default();
     for i in (thread..total).step_by(THREADS) {
         if Instant::now() > deadline {
             break;
         }
         tally.done += 1;
+        if matches!(request(i), Request::List | Request::Move | Request::MakeDir) {
+            if catch_unwind(AssertUnwindSafe(|| run_storage(disk, root, sub, i, &mut tally))).is_err() {
+                tally.panics += 1;
+            }
+            continue;
+        }
         let outcome = match catch_unwind(AssertUnwindSafe(|| run_one(fs, disk, sub, i))) {
             Ok(outcome) => outcome,
             Err(_) => {
@@ -499,6 +584,7 @@ fn drive(fs: &AcpFs, disk: &DiskStorage, sub: &str, thread: usize, total: usize,
                     tally.sample(format!("request {i} read outside bytes: {first:?}"));
                 }
             }
+            (Request::List | Request::Move | Request::MakeDir, _) => unreachable!("asked of the disk directly"),
             (Request::Write | Request::Create, Ok(_)) => {
                 if matches!(request(i), Request::Write) {
                     tally.ok_writes += 1;
@@ -539,6 +625,7 @@ fn race(mover: Mover) {
     let root = base.join("root");
     fs.open_session("s", root.to_str().unwrap(), &[]).unwrap();
     let sub = root.join("sub").to_str().unwrap().to_owned();
+    let root = root.to_str().unwrap().to_owned();
 
     let helper = Helper::start(mover, &base);
     let started = Instant::now();
@@ -547,8 +634,8 @@ fn race(mover: Mover) {
     std::thread::scope(|scope| {
         let threads: Vec<_> = (0..THREADS)
             .map(|t| {
-                let (fs, disk, sub) = (&fs, &disk, sub.as_str());
-                scope.spawn(move || drive(fs, disk, sub, t, total, deadline))
+                let (fs, disk, dirs) = (&fs, &disk, (root.as_str(), sub.as_str()));
+                scope.spawn(move || drive(fs, disk, dirs, t, total, deadline))
             })
             .collect();
         for t in threads {
@@ -561,6 +648,7 @@ fn race(mover: Mover) {
     // The end state, with the disk still.
     let outside_after = listing(&outside);
     let new_outside: Vec<&String> = outside_after.iter().filter(|n| !outside_before.contains(n)).collect();
+    let gone_outside: Vec<&String> = outside_before.iter().filter(|n| !outside_after.contains(n)).collect();
     let changed_outside: Vec<&str> = FILES
         .iter()
         .zip(&canaries)
@@ -573,17 +661,24 @@ fn race(mover: Mover) {
 
     let report = format!(
         "{mover:?}: {done}/{total} requests in {elapsed:.1?} against {cycles} swap cycles\n\
-         ok: {reads} reads, {writes} writes, {creates} creations; errors: {errors:?}\n\
+         ok: {reads} reads, {writes} writes, {creates} creations, {lists} listings, {moves} moves, \
+         {dirs} new directories; errors: {errors:?}\n\
          reads answering outside bytes: {escaped_reads}\n\
+         listings showing outside entries: {escaped_lists}\n\
          writes reporting outside text as the old text: {escaped_old_text}\n\
          outside files changed: {changed_outside:?}\n\
          new entries in outside/: {n_new} {new_outside:?}\n\
+         entries gone from outside/: {gone_outside:?}\n\
          temporary files left: {n_left} ({left_outside} of them in outside/)\n\
          panics: {panics}; unexpected errors: {unexpected:#?}\nsamples: {samples:#?}",
         done = tally.done,
         reads = tally.ok_reads,
         writes = tally.ok_writes,
         creates = tally.ok_creates,
+        lists = tally.ok_lists,
+        moves = tally.ok_moves,
+        dirs = tally.ok_dirs,
+        escaped_lists = tally.escaped_lists,
         errors = tally.errors,
         escaped_reads = tally.escaped_reads,
         escaped_old_text = tally.escaped_old_text,
@@ -596,9 +691,11 @@ fn race(mover: Mover) {
     eprintln!("{report}");
 
     let contained = tally.escaped_reads == 0
+        && tally.escaped_lists == 0
         && tally.escaped_old_text == 0
         && changed_outside.is_empty()
         && new_outside.is_empty()
+        && gone_outside.is_empty()
         && left.is_empty()
         && tally.panics == 0
         && tally.unexpected.is_empty();
@@ -606,4 +703,8 @@ fn race(mover: Mover) {
     // Not vacuous: the disk did move, and requests did get through while it did.
     assert!(cycles > 0, "the helper never swapped anything:\n{report}");
     assert!(tally.ok_reads > 0 && tally.ok_writes + tally.ok_creates > 0, "nothing succeeded:\n{report}");
+    assert!(
+        tally.ok_lists > 0 && tally.ok_moves > 0 && tally.ok_dirs > 0,
+        "no listing, move or new directory:\n{report}"
+    );
 }

@@ -2,7 +2,7 @@
 
 use crate::bytes::Bytes;
 use crate::path::AbsPath;
-use crate::storage::{FileKind, Metadata, Storage, StorageCaps, StorageError, StorageErrorKind};
+use crate::storage::{DirEntry, FileKind, Metadata, Storage, StorageCaps, StorageError, StorageErrorKind};
 use std::fs::{self, File};
 use std::io::{self, Read};
 use std::path::Path;
@@ -20,7 +20,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 ///   file's mode, synced and renamed over the target, so a crash leaves the old or the new
 ///   content and a failure leaves the old file untouched and no temporary file behind;
 /// - a file that is not writable (read-only mode, read-only mount) stays protected, although a
-///   rename would only need the directory's permission.
+///   rename would only need the directory's permission;
+/// - listings, moves and new directories go through a handle of the parent opened below the
+///   root (Unix), so a parent swapped for a symlink is refused, not followed; a listing
+///   describes each entry without following it, and a move never replaces what is there.
 ///
 /// Paths are the engine's absolute paths; after containment is checked they are real paths.
 ///
@@ -58,6 +61,14 @@ mod sys;
 #[cfg(not(unix))]
 #[path = "other.rs"]
 mod sys;
+// Listings, moves and single directories (the MCP file tools' storage), beside the reads and
+// writes of `sys`.
+#[cfg(unix)]
+#[path = "unix_dirs.rs"]
+mod dirs;
+#[cfg(not(unix))]
+#[path = "other_dirs.rs"]
+mod dirs;
 
 /// A step of an atomic write, in the order they happen; used to inject failures in tests.
 #[doc(hidden)]
@@ -132,7 +143,7 @@ impl Storage for DiskStorage {
     type File = File;
 
     fn caps(&self) -> StorageCaps {
-        StorageCaps { list: false, rename: false, make_dir: false, ..StorageCaps::FULL }
+        StorageCaps::FULL
     }
 
     fn stat(&self, path: &str, follow: bool) -> Result<Metadata, StorageError> {
@@ -218,6 +229,18 @@ impl Storage for DiskStorage {
             return Err(StorageError::new(StorageErrorKind::IsADirectory, format!("cannot write to {path}")));
         }
         sys::write(self, &at, bytes)
+    }
+
+    fn list(&self, root: &str, path: &str) -> Result<Vec<DirEntry>, StorageError> {
+        dirs::list(&Beneath::new(root, path)?)
+    }
+
+    fn rename(&self, root: &str, from: &str, to: &str) -> Result<(), StorageError> {
+        dirs::rename(&Beneath::new(root, from)?, &Beneath::new(root, to)?)
+    }
+
+    fn make_dir(&self, root: &str, path: &str) -> Result<(), StorageError> {
+        dirs::make_dir(&Beneath::new(root, path)?)
     }
 }
 

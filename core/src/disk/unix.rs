@@ -14,7 +14,7 @@ use std::io::Write;
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::PermissionsExt;
 
-const DIR: OFlags = OFlags::RDONLY.union(OFlags::DIRECTORY).union(OFlags::CLOEXEC).union(OFlags::NOFOLLOW);
+pub(super) const DIR: OFlags = OFlags::RDONLY.union(OFlags::DIRECTORY).union(OFlags::CLOEXEC).union(OFlags::NOFOLLOW);
 /// O_NONBLOCK: opening a FIFO without a writer (or some devices) would block forever; the type
 /// is checked on the open handle right after. O_NOCTTY: a terminal never becomes the
 /// controlling terminal.
@@ -29,11 +29,18 @@ pub(super) fn open(at: &Beneath) -> Result<(Option<File>, Metadata), StorageErro
         Err(e) => return Err(error(e, "open", at.path)),
     };
     let st = rfs::fstat(&fd).map_err(|e| error(e, "stat", at.path))?;
+    let meta = stat_metadata(&st);
+    Ok(((meta.kind == FileKind::File).then(|| File::from(fd)), meta))
+}
+
+/// Everything the engine uses of a stat: kind, size, links, both times and the file's identity.
+#[allow(clippy::unnecessary_cast, reason = "the stat fields' types differ between Unixes")]
+pub(super) fn stat_metadata(st: &rfs::Stat) -> Metadata {
     let mut meta = metadata_of(rfs::FileType::from_raw_mode(st.st_mode), st.st_size as u64, st.st_nlink as u64);
     meta.modified = nanos(st.st_mtime as i64, st.st_mtime_nsec as u64);
     meta.changed = nanos(st.st_ctime as i64, st.st_ctime_nsec as u64);
     meta.file_id = Some(super::file_id(st.st_dev as u64, st.st_ino as u64));
-    Ok(((meta.kind == FileKind::File).then(|| File::from(fd)), meta))
+    meta
 }
 
 /// What a read-only, non-blocking open answered with ENXIO is: a socket, or a device with no
@@ -176,7 +183,7 @@ fn sweep(dir: &OwnedFd) {
 }
 
 /// Opens the root directory itself; its path is canonical, so no symlink may be on it either.
-fn open_root(at: &Beneath) -> Result<OwnedFd, Errno> {
+pub(super) fn open_root(at: &Beneath) -> Result<OwnedFd, Errno> {
     #[cfg(any(target_os = "linux", target_os = "android"))]
     match openat2(CWD, at.root, DIR, rfs::ResolveFlags::NO_SYMLINKS | rfs::ResolveFlags::NO_MAGICLINKS) {
         Err(Errno::NOSYS) => {}
@@ -188,7 +195,7 @@ fn open_root(at: &Beneath) -> Result<OwnedFd, Errno> {
 
 /// Opens `parts` below the directory `dir` with `flags`, never leaving it and never following a
 /// symlink; no parts opens `dir` again.
-fn open_below(dir: &OwnedFd, parts: &[String], flags: OFlags) -> Result<OwnedFd, Errno> {
+pub(super) fn open_below(dir: &OwnedFd, parts: &[String], flags: OFlags) -> Result<OwnedFd, Errno> {
     open_below_as_named(dir, parts, flags).map_err(|e| if e == Errno::NOTDIR { why_not_dir(dir, parts) } else { e })
 }
 
@@ -269,7 +276,7 @@ fn create_below(dir: OwnedFd, parts: &[String]) -> Result<OwnedFd, Errno> {
 }
 
 /// What the engine needs to know of an errno met while opening a checked, canonical path.
-fn error(e: Errno, action: &str, path: &str) -> StorageError {
+pub(super) fn error(e: Errno, action: &str, path: &str) -> StorageError {
     let kind = match e {
         // A symlink (ELOOP; EMLINK on the BSDs) or a way out of the root (EXDEV from
         // RESOLVE_BENEATH) where the checked path had none: the disk moved after the check.

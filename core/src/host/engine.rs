@@ -294,7 +294,7 @@ mod tests {
         assert_eq!(
             info["fullCaps"],
             json!({"symlinks": "resolvable", "stat": true, "rangedReads": true, "write": true, "makeDirs": true,
-                   "list": false, "rename": false, "makeDir": false})
+                   "list": true, "rename": true, "makeDir": true})
         );
     }
 }
