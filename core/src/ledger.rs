@@ -380,3 +380,20 @@ impl PartialEq for Turn {
         Arc::ptr_eq(&self.turns, &other.turns) && self.key == other.key && self.id == other.id
     }
 }
+
+#[cfg(test)]
+mod turn_tests {
+    use super::*;
+
+    #[test]
+    fn keys_entered_at_once_are_queued_in_one_order() {
+        let turns = Arc::new(Turns::default());
+        let first = turns.enter_all(["a".to_owned(), "b".to_owned()]);
+        let second = turns.enter_all(["b".to_owned(), "a".to_owned(), "b".to_owned()]);
+        assert_eq!(second.len(), 2, "a key named twice is one ticket");
+        assert!(first.iter().all(Ticket::ready));
+        assert!(second.iter().all(|t| !t.ready()), "behind the first on both keys, whatever the order asked");
+        drop(first);
+        assert!(second.iter().all(Ticket::ready));
+    }
+}
