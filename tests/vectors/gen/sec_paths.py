@@ -383,7 +383,7 @@ def roots_symlinks():
           storage={"symlinks": False}, files=BASE, request=read("/project/sub/b.txt"), expect=ok("beta\n")),
         V("symlinks-false-storage-write", "§3 a storage without symlinks needs no real-path step (write)", ["3.realpath", "5.create"],
           storage={"symlinks": False}, files=BASE, request=write("/project/new/c.txt", "c"),
-          expect={**OK_WRITE, "files": {"/project/new/c.txt": "c"}, "change": change("/project/new/c.txt", None, "c")}),
+          expect={**OK_WRITE, "files": {"/project/new/c.txt": "c"}, "change": change("/project/new/c.txt", None, "c", dirs=["/project/new"])}),
         V("symlinks-false-storage-outside", "§3 roots are enforced on a storage without symlinks", ["3.roots"],
           storage={"symlinks": False}, files=BASE, request=read("/outside/secret.txt"),
           expect=policy("path_outside_roots", "/outside/secret.txt")),
