@@ -143,6 +143,13 @@ export function prefixVector(vector, prefix) {
         : x && typeof x === 'object'
           ? Object.fromEntries(Object.entries(x).map(([k, y]) => [k, pxDeep(y)]))
           : x;
+  // A change record names paths in `path`, and in `from` and `createdDirs` when it has them.
+  const pxChange = (c) => ({
+    ...c,
+    path: px(c.path),
+    ...('from' in c ? { from: px(c.from) } : {}),
+    ...(Array.isArray(c.createdDirs) ? { createdDirs: c.createdDirs.map(px) } : {}),
+  });
   const pxTool = (step) => {
     if (step.request?.method !== 'tools/call') return step;
     const out = { ...step, request: { ...step.request, params: pxDeep(step.request.params) } };
@@ -190,7 +197,7 @@ export function prefixVector(vector, prefix) {
   if (e.raw && typeof e.raw === 'object' && e.raw.error) e.raw.error = pxError(e.raw.error);
   e.files = pxKeys(e.files);
   if (Array.isArray(e.absent)) e.absent = e.absent.map(px);
-  if (e.change && typeof e.change === 'object' && v.request?.method !== 'tools/call') e.change.path = px(e.change.path);
+  if (e.change && typeof e.change === 'object' && v.request?.method !== 'tools/call') e.change = pxChange(e.change);
   e.documents = pxKeys(e.documents);
   if (Array.isArray(v.steps)) {
     const pxStep = (step) => {
@@ -200,7 +207,7 @@ export function prefixVector(vector, prefix) {
       if (out.expect) {
         out.expect = { ...out.expect };
         if (out.expect.error) out.expect.error = pxError(out.expect.error);
-        if (out.expect.change && !tool) out.expect.change = { ...out.expect.change, path: px(out.expect.change.path) };
+        if (out.expect.change && !tool) out.expect.change = pxChange(out.expect.change);
         if (typeof out.expect.staleDocument === 'string') out.expect.staleDocument = px(out.expect.staleDocument);
       }
       if (out.edit) out.edit = { files: pxKeys(out.edit.files), documents: pxKeys(out.edit.documents) };
