@@ -194,6 +194,16 @@ impl AsyncStorage for Async {
     async fn write(&self, root: &str, path: &str, bytes: &[u8]) -> Result<(), StorageError> {
         self.0.write(root, path, bytes)
     }
+    // It advertises MemoryStorage's caps, listings and moves included: it does them too.
+    async fn list(&self, root: &str, path: &str) -> Result<Vec<acp_fs::DirEntry>, StorageError> {
+        self.0.list(root, path)
+    }
+    async fn rename(&self, root: &str, from: &str, to: &str) -> Result<(), StorageError> {
+        self.0.rename(root, from, to)
+    }
+    async fn make_dir(&self, root: &str, path: &str) -> Result<(), StorageError> {
+        self.0.make_dir(root, path)
+    }
 }
 struct Deny;
 impl AsyncHost for Deny {

@@ -6,7 +6,8 @@ export type { AcpFsStorage };
 /**
  * A storage over any module with Node's synchronous fs API (`readFileSync`, `statSync`,
  * `openSync`/`readSync`/`closeSync`, and optionally `lstatSync`+`realpathSync` for symlinks,
- * `writeFileSync`, `mkdirSync`): answers without promise hops and reads windows as byte ranges.
+ * `writeFileSync`, `mkdirSync`, `readdirSync` for listings, `renameSync` for moves): answers
+ * without promise hops and reads windows as byte ranges.
  * Given Node's own `fs` it returns `fromNodeDisk(fs)`: a real disk gets the hardened adapter.
  */
 export function fromNodeFs(fs: object): AcpFsStorage;
@@ -41,7 +42,8 @@ export function fromZenFS(fs: object): AcpFsStorage;
 
 /**
  * A storage over @isomorphic-git/lightning-fs (an instance or its `promises`). Symlinks are
- * resolved here (LightningFS has no `realpath`); no ranged reads.
+ * resolved here (LightningFS has no `realpath`); no ranged reads. Listings, moves (never onto
+ * something) and single directories come from LightningFS's own `readdir`, `rename`, `mkdir`.
  */
 export function fromLightningFS(fs: object): AcpFsStorage;
 
@@ -63,7 +65,10 @@ export function realpathByLinks(
  * (`await navigator.storage.getDirectory()`): POSIX paths from that directory; no symlinks;
  * ranged reads through `File.slice`; atomic writes through `createWritable` (sync access handles
  * in workers that lack it). DOMExceptions become Node-style `code`s (ENOENT, ENOTDIR, EISDIR,
- * EACCES, …) with the DOMException as `cause`.
+ * EACCES, …) with the DOMException as `cause`. Lists a directory handle's entries and makes one
+ * directory; moves files with `FileSystemFileHandle.move` where the browser has it (Chromium), and
+ * directories only where directory handles have `move` too (ENOTSUP otherwise); never onto
+ * something (EEXIST).
  */
 export function fromOPFS(root: FileSystemDirectoryHandle): AcpFsStorage;
 

@@ -43,6 +43,11 @@ export function fromLightningFS(lfs) {
     lstat: (path) => fs.lstat(path),
     realpath: (path) => realpathByLinks(fs, path),
     mkdir: (path) => mkdirp(fs, path),
+    // The MCP file tools': one directory (LightningFS's own mkdir: EEXIST, ENOENT without a
+    // parent), listings described by lstat, and moves, which StorageIo never lets replace.
+    makeDir: (root, path) => fs.mkdir(path),
+    readdir: (path) => fs.readdir(path),
   };
+  if (typeof fs.rename === 'function') storage.rename = (from, to) => fs.rename(from, to);
   return enotdirBelowFiles(storage, (path) => fs.stat(path));
 }

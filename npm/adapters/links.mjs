@@ -57,6 +57,9 @@ async function belowFile(stat, path) {
   return false;
 }
 
+/** Storage methods whose first argument is the root and the second the path. */
+const ROOTED = new Set(['openFile', 'replaceFile', 'makeDirs', 'makeDir', 'listDirectory', 'move']);
+
 /**
  * The storage with ENOENT for a path below a regular file turned into the ENOTDIR a disk gives
  * (the engine tells "missing" from "not a file" by it). `stat` follows links.
@@ -65,9 +68,10 @@ export function enotdirBelowFiles(storage, stat) {
   const out = { ...storage };
   for (const [name, call] of Object.entries(storage)) {
     if (typeof call !== 'function') continue;
-    out[name] = async (path, ...rest) => {
+    out[name] = async (...args) => {
+      const path = ROOTED.has(name) ? args[1] : args[0];
       try {
-        return await call(path, ...rest);
+        return await call(...args);
       } catch (e) {
         if (e?.code === 'ENOENT' && typeof path === 'string' && (await belowFile(stat, path))) {
           throw fsError('ENOTDIR', 'not a directory', path);

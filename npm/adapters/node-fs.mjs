@@ -12,7 +12,7 @@ const REQUIRED = ['readFileSync', 'statSync', 'openSync', 'readSync', 'closeSync
 /**
  * A storage over any object with Node's synchronous fs methods. Symlinks are resolvable when the
  * module has `realpathSync` and `lstatSync`; writes and directory creation when it has
- * `writeFileSync` / `mkdirSync`.
+ * `writeFileSync` / `mkdirSync`; listings with `readdirSync`, moves with `renameSync`.
  */
 export function fromNodeFs(fs, what = 'fromNodeFs') {
   // Node's own fs is a real disk the agent can change under a request: never the unguarded path.
@@ -51,7 +51,15 @@ export function fromNodeFs(fs, what = 'fromNodeFs') {
     storage.mkdir = (path) => {
       fs.mkdirSync(path, { recursive: true });
     };
+    // One directory, for the MCP file tools: EEXIST when anything is there, ENOENT without a parent.
+    storage.makeDir = (root, path) => {
+      fs.mkdirSync(path);
+    };
   }
+  // Listings and moves (the MCP file tools); StorageIo describes each entry with lstat and checks
+  // that nothing is at a move's destination, with no promise hop before the rename.
+  if (has('readdirSync')) storage.readdir = (path) => fs.readdirSync(path).map(String);
+  if (has('renameSync')) storage.rename = (from, to) => fs.renameSync(from, to);
   return storage;
 }
 

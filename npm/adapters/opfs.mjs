@@ -35,9 +35,10 @@ function plainError(code, message, path) {
   return err;
 }
 
-function stats(kind, size) {
+function stats(kind, size, mtimeMs) {
   return {
     size,
+    ...(mtimeMs === undefined ? {} : { mtimeMs }),
     isFile: () => kind === 'file',
     isDirectory: () => kind === 'directory',
     isSymbolicLink: () => false,
@@ -118,7 +119,59 @@ export function fromOPFS(root) {
     }
   }
 
-  return {
+  /** The handle named `name` in `parent` (a file or a directory), or null when nothing is there. */
+  async function child(parent, name, path) {
+    try {
+      return await parent.getFileHandle(name);
+    } catch (e) {
+      if (e?.name === 'NotFoundError') return null;
+      if (e?.name !== 'TypeMismatchError') throw fsError(e, path, 'file');
+    }
+    try {
+      return await parent.getDirectoryHandle(name);
+    } catch (e) {
+      throw fsError(e, path, 'dir');
+    }
+  }
+
+  const storage = {
+    /** `[{name, stats}]` of a directory, from its handle's entries (no symlinks to follow). */
+    async listDirectory(_root, path) {
+      const handle = await dir(split(path), path);
+      const entries = [];
+      try {
+        for await (const [name, entry] of handle.entries()) {
+          if (entry.kind === 'directory') {
+            entries.push({ name, stats: stats('directory', 0) });
+            continue;
+          }
+          let file;
+          try {
+            file = await entry.getFile();
+          } catch (e) {
+            if (e?.name === 'NotFoundError') continue; // removed meanwhile
+            throw e;
+          }
+          entries.push({ name, stats: stats('file', file.size, file.lastModified) });
+        }
+      } catch (e) {
+        throw fsError(e, path, 'dir');
+      }
+      return entries;
+    },
+    /** One directory: its parent must exist, and nothing may be at `path` (EEXIST). */
+    async makeDir(_root, path) {
+      const names = split(path);
+      if (!names.length) throw plainError('EEXIST', 'file already exists', path);
+      const parent = await dir(names.slice(0, -1), path);
+      const name = names[names.length - 1];
+      if ((await child(parent, name, path)) !== null) throw plainError('EEXIST', 'file already exists', path);
+      try {
+        await parent.getDirectoryHandle(name, { create: true });
+      } catch (e) {
+        throw fsError(e, path, 'dir');
+      }
+    },
     async stat(path) {
       const names = split(path);
       if (!names.length) return stats('directory', 0);
@@ -156,4 +209,26 @@ export function fromOPFS(root) {
       }
     },
   };
+  // Moves need FileSystemFileHandle.move (Chromium's OPFS has it for files, not for
+  // directories); without it the storage has no `rename`.
+  if (typeof globalThis.FileSystemFileHandle?.prototype?.move === 'function') {
+    /** Moves a file (a directory where the browser can) to a name nothing holds (EEXIST). */
+    storage.move = async (_root, from, to) => {
+      const src = split(from);
+      const dst = split(to);
+      if (!src.length || !dst.length) throw plainError('EINVAL', 'a root is never moved', from);
+      const source = await child(await dir(src.slice(0, -1), from), src[src.length - 1], from);
+      if (source === null) throw plainError('ENOENT', 'no such file or directory', from);
+      const parent = await dir(dst.slice(0, -1), to);
+      const name = dst[dst.length - 1];
+      if ((await child(parent, name, to)) !== null) throw plainError('EEXIST', 'file already exists', to);
+      if (typeof source.move !== 'function') throw plainError('ENOTSUP', 'this browser cannot move a directory', from);
+      try {
+        await source.move(parent, name);
+      } catch (e) {
+        throw fsError(e, from, source.kind === 'directory' ? 'dir' : 'file');
+      }
+    };
+  }
+  return storage;
 }

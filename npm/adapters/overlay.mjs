@@ -76,6 +76,11 @@ export function overlay(lookup, base) {
   }
   if (has(base, 'writeFile')) storage.writeFile = (path, bytes) => base.writeFile(path, bytes);
   if (has(base, 'mkdir')) storage.mkdir = (path, options) => base.mkdir(path, options);
+  // Listings, moves and single directories are the base's (the engine shows open documents in
+  // listings itself).
+  for (const name of ['listDirectory', 'readdir', 'move', 'rename', 'makeDir']) {
+    if (has(base, name)) storage[name] = (...args) => base[name](...args);
+  }
   if (base.capabilities !== null && typeof base.capabilities === 'object') storage.capabilities = base.capabilities;
   return storage;
 }

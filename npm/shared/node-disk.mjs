@@ -107,7 +107,11 @@ export const CLOSES_IN_BACKGROUND = Symbol.for('acp-fs.closesInBackground');
  *   failure, and stale ones of dead processes are swept from the directory on each write;
  * - a final symlink is replaced by the rename, never written through; a read-only file stays
  *   protected (EACCES) although a rename would only need the directory's permission;
- * - `links` (the hard-link count) is reported so the engine can refuse hard-linked files.
+ * - `links` (the hard-link count) is reported so the engine can refuse hard-linked files;
+ * - listings, moves and new directories (`listDirectory`, `move`, `makeDir`) go through the
+ *   directory opened and proved as for a write: entries are read and described (lstat) through
+ *   its descriptor, a move never replaces what is at the destination, and a directory moved out
+ *   of the root meanwhile is refused.
  */
 export function fromNodeDisk(fs = builtinFs(), { procfs = true } = {}) {
   if (fs === null || typeof fs !== 'object' || typeof fs.promises?.open !== 'function') {
@@ -377,6 +381,99 @@ export function fromNodeDisk(fs = builtinFs(), { procfs = true } = {}) {
     }
   }
 
+  /** The directory handle still is `dir` (it was not moved away since it was proved). */
+  async function stillThere(handle, dir) {
+    const now = procFd() ? await fdPath(handle) : await fsp.realpath(dir);
+    if (now !== dir) throw raced(dir, 'the directory');
+  }
+
+  /** `[{name, stats}]` of the directory `path`, read and described through its proved handle. */
+  async function listDirectory(root, path) {
+    const handle = await openDir(root, path);
+    try {
+      const names = await fsp.readdir(procFd() ? `/proc/self/fd/${handle.fd}` : path);
+      const entries = [];
+      for (const name of names) {
+        try {
+          entries.push({ name, stats: await fsp.lstat(within(handle, path, name), { bigint: true }) });
+        } catch (e) {
+          // Gone since the directory was read: not an entry any more.
+          if (e?.code !== 'ENOENT') throw e;
+        }
+      }
+      // Without /proc the names were read by path: the path must still be the directory.
+      if (!procFd()) await stillThere(handle, path);
+      return entries;
+    } finally {
+      await handle.close().catch(() => {});
+    }
+  }
+
+  /**
+   * Moves `from` to `to` between their proved parent directories, never replacing: Node has no
+   * renameat2, so a file (or link) is hard-linked to its new name (which refuses an existing one,
+   * atomically) and then unlinked from the old; a directory, or a file system without hard links,
+   * is renamed after a check that nothing is at `to`, where the one thing the rename could then
+   * replace is an empty directory that appeared in between.
+   */
+  async function move(root, from, to) {
+    const src = split(from);
+    const dst = split(to);
+    if (!src.name || !dst.name || from === root || to === root) {
+      throw failure('EINVAL', 'a root is never moved, rename', from);
+    }
+    const fromDir = await openDir(root, src.dir);
+    try {
+      const toDir = await openDir(root, dst.dir);
+      try {
+        const source = within(fromDir, src.dir, src.name);
+        const target = within(toDir, dst.dir, dst.name);
+        const st = await fsp.lstat(source);
+        await stillThere(fromDir, src.dir);
+        await stillThere(toDir, dst.dir);
+        if (!st.isDirectory()) {
+          let linked = false;
+          try {
+            await fsp.link(source, target);
+            linked = true;
+          } catch (e) {
+            if (e?.code === 'EEXIST') throw e;
+          }
+          if (linked) {
+            await fsp.unlink(source).catch(async (e) => {
+              await fsp.unlink(target).catch(() => {});
+              throw e;
+            });
+            return;
+          }
+        }
+        const there = await fsp.lstat(target).then(
+          () => true,
+          (e) => (e?.code === 'ENOENT' ? false : Promise.reject(e)),
+        );
+        if (there) throw failure('EEXIST', 'file already exists, rename', to);
+        await fsp.rename(source, target);
+      } finally {
+        await toDir.close().catch(() => {});
+      }
+    } finally {
+      await fromDir.close().catch(() => {});
+    }
+  }
+
+  /** Creates the one directory `path` in its proved parent; EEXIST when anything is there. */
+  async function makeDir(root, path) {
+    const { dir, name } = split(path);
+    if (!name || path === root) throw failure('EEXIST', 'file already exists, mkdir', path);
+    const handle = await openDir(root, dir);
+    try {
+      await stillThere(handle, dir);
+      await fsp.mkdir(within(handle, dir, name));
+    } finally {
+      await handle.close().catch(() => {});
+    }
+  }
+
   return {
     readFile: async (path) => {
       const { handle } = await openFile(null, path);
@@ -401,6 +498,9 @@ export function fromNodeDisk(fs = builtinFs(), { procfs = true } = {}) {
     writeFile: (path, bytes) => replaceFile(null, path, bytes),
     makeDirs,
     mkdir: (path) => makeDirs(null, path),
+    listDirectory,
+    move,
+    makeDir,
     [CLOSES_IN_BACKGROUND]: typeof process !== 'undefined' && process.platform !== 'win32',
   };
 }

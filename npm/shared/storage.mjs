@@ -25,16 +25,26 @@ const then = (value, f, onError) => (isThenable(value) ? Promise.resolve(value).
  * override any field. Symlinks are 'resolvable' only with both `realpath` and `lstat`, 'none'
  * with neither, and otherwise 'unresolvable': a storage that can show links but not resolve
  * them must fail closed.
+ *
+ * The MCP file tools' three: `list` with `listDirectory`, or `readdir` and a stat that does not
+ * follow links (`lstat`; `stat` only where there are no links); `rename` with `move`, or
+ * `rename` and a stat to check that nothing is at the destination (a move never replaces);
+ * `makeDir` with `makeDir` or `mkdir`.
  */
 export function deriveCaps(storage) {
   const realpath = has(storage, 'realpath');
   const lstat = has(storage, 'lstat');
+  const symlinks = realpath && lstat ? 'resolvable' : !realpath && !lstat ? 'none' : 'unresolvable';
+  const stat = has(storage, 'stat') || lstat;
   const caps = {
-    symlinks: realpath && lstat ? 'resolvable' : !realpath && !lstat ? 'none' : 'unresolvable',
-    stat: has(storage, 'stat') || lstat,
+    symlinks,
+    stat,
     rangedReads: has(storage, 'readRange') || has(storage, 'open') || has(storage, 'openFile'),
     write: has(storage, 'writeFile') || has(storage, 'replaceFile'),
     makeDirs: has(storage, 'mkdir') || has(storage, 'makeDirs'),
+    list: has(storage, 'listDirectory') || (has(storage, 'readdir') && (lstat || (stat && symlinks === 'none'))),
+    rename: has(storage, 'move') || (has(storage, 'rename') && stat),
+    makeDir: has(storage, 'makeDir') || has(storage, 'mkdir'),
   };
   const override = storage.capabilities;
   if (override !== null && typeof override === 'object') {
@@ -145,7 +155,11 @@ export class StorageIo {
       }
       case 'makeDirs':
       case 'write':
+      case 'rename':
+      case 'makeDir':
         return this.#change(io, bytes);
+      case 'list':
+        return this.#list(io.root ?? null, io.path);
       default:
         throw new TypeError(`not a storage io: ${io.op}`);
     }
@@ -154,12 +168,76 @@ export class StorageIo {
   async #change(io, bytes) {
     const s = this.storage;
     await this.closeAll();
-    if (io.op === 'makeDirs') {
+    if (io.op === 'rename') {
+      await this.#move(io.root ?? null, io.from, io.to);
+    } else if (io.op === 'makeDir') {
+      // Node's mkdir without options makes one directory: EEXIST when anything is there.
+      if (has(s, 'makeDir')) await s.makeDir(io.root ?? null, io.path);
+      else await s.mkdir(io.path);
+    } else if (io.op === 'makeDirs') {
       if (has(s, 'makeDirs')) await s.makeDirs(io.root ?? null, io.path);
       else await s.mkdir(io.path, { recursive: true });
     } else if (has(s, 'replaceFile')) await s.replaceFile(io.root ?? null, io.path, bytes);
     else await s.writeFile(io.path, bytes);
     return { answer: { done: true } };
+  }
+
+  /**
+   * `{entries: [{name, metadata}]}` of the directory `path`: from `listDirectory` (the storage
+   * lists through a handle it proved), or `readdir` and a stat of each entry that does not
+   * follow it. An entry gone before its stat is left out.
+   */
+  async #list(root, path) {
+    const s = this.storage;
+    const entries = [];
+    if (has(s, 'listDirectory')) {
+      for (const { name, stats } of await s.listDirectory(root, path)) entries.push({ name: String(name), metadata: metadataOf(stats) });
+      return { answer: { entries } };
+    }
+    const describe = has(s, 'lstat') ? (p) => s.lstat(p) : (p) => s.stat(p);
+    const prefix = path.endsWith('/') || path.endsWith('\\') ? path : `${path}${path.includes('/') ? '/' : '\\'}`;
+    for (const raw of await s.readdir(path)) {
+      // Node-like storages may answer Dirents or Buffers.
+      const name = typeof raw === 'string' ? raw : typeof raw?.name === 'string' ? raw.name : String(raw);
+      if (name === '.' || name === '..') continue;
+      let stats;
+      try {
+        stats = await describe(prefix + name);
+      } catch (e) {
+        if (e?.code === 'ENOENT') continue;
+        throw e;
+      }
+      entries.push({ name, metadata: metadataOf(stats) });
+    }
+    return { answer: { entries } };
+  }
+
+  /**
+   * Moves `from` to `to`, never replacing: `move` (the storage refuses an existing destination
+   * itself), or a stat that must find nothing at `to`, then `rename`. Such storages live in this
+   * process (memfs, ZenFS, LightningFS): nothing else runs between the two calls of a synchronous
+   * one; an asynchronous one leaves a window between them that only this process's own requests
+   * could use.
+   */
+  #move(root, from, to) {
+    const s = this.storage;
+    if (has(s, 'move')) return s.move(root, from, to);
+    const describe = has(s, 'lstat') ? (p) => s.lstat(p) : (p) => s.stat(p);
+    const exists = () => {
+      throw Object.assign(new Error(`EEXIST: file already exists, rename '${from}' -> '${to}'`), { code: 'EEXIST', path: to });
+    };
+    const free = (e) => {
+      if (e?.code !== 'ENOENT') throw e;
+      return s.rename(from, to);
+    };
+    // No promise hop between the check and the rename when the storage answers synchronously.
+    let found;
+    try {
+      found = describe(to);
+    } catch (e) {
+      return free(e);
+    }
+    return then(found, exists, free);
   }
 
   /**

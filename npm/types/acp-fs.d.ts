@@ -79,8 +79,11 @@ export interface AcpFsStorage {
   readFile(path: string): MaybePromise<Uint8Array | ArrayBuffer | string>;
   /** Creates or replaces a file. Without it the storage is read-only (`writeTextFile: false`). */
   writeFile?(path: string, data: Uint8Array): MaybePromise<unknown>;
-  /** Creates a directory and its parents (called with `{recursive: true}`). */
-  mkdir?(path: string, options: { recursive: true }): MaybePromise<unknown>;
+  /**
+   * Creates a directory and its parents (called with `{recursive: true}`); without `makeDir`, also
+   * one directory (called with no options: `EEXIST` when anything is there, as Node's).
+   */
+  mkdir?(path: string, options?: { recursive: true }): MaybePromise<unknown>;
   /** Follows symlinks. Enables refusing directories and devices before they are opened. */
   stat?(path: string): MaybePromise<AcpFsStats>;
   /** Describes a symlink itself. With `realpath`, makes symlinks resolvable. */
@@ -101,6 +104,28 @@ export interface AcpFsStorage {
   replaceFile?(root: string | null, path: string, data: Uint8Array): MaybePromise<unknown>;
   /** Creates `path` and its missing parents inside `root` (preferred over `mkdir`). */
   makeDirs?(root: string | null, path: string): MaybePromise<unknown>;
+  /**
+   * The names in a directory (Node's `readdir`). With `lstat` (or `stat` on a storage without
+   * symlinks) it gives the `list` capability: each entry is described without following it.
+   */
+  readdir?(path: string): MaybePromise<Array<string | { name: string }>>;
+  /**
+   * Moves `from` to `to` (Node's `rename`). With `stat` or `lstat` it gives the `rename`
+   * capability: a move never replaces, so the destination is checked to be free first.
+   */
+  rename?(from: string, to: string): MaybePromise<unknown>;
+  /**
+   * The entries of the directory `path` inside `root`, each described without following it
+   * (preferred over `readdir`).
+   */
+  listDirectory?(root: string | null, path: string): MaybePromise<Array<{ name: string; stats: AcpFsStats }>>;
+  /** Moves `from` to `to` inside `root`, failing with `EEXIST` when something is at `to` (preferred over `rename`). */
+  move?(root: string | null, from: string, to: string): MaybePromise<unknown>;
+  /**
+   * Creates the one directory `path` inside `root`: `EEXIST` when anything is there, `ENOENT`
+   * when its parent is missing (preferred over `mkdir`, which is then called with no options).
+   */
+  makeDir?(root: string | null, path: string): MaybePromise<unknown>;
   /** Overrides of what the shape says, e.g. `{symlinks: 'none'}` for a storage without links. */
   capabilities?: Partial<StorageCapabilities>;
 }

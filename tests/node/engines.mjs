@@ -5,7 +5,16 @@ import assert from 'node:assert/strict';
 import { MapStorage } from './harness.mjs';
 
 const enc = new TextEncoder();
-export const FULL_CAPS = { symlinks: 'resolvable', stat: true, rangedReads: true, write: true, makeDirs: true };
+export const FULL_CAPS = {
+  symlinks: 'resolvable',
+  stat: true,
+  rangedReads: true,
+  write: true,
+  makeDirs: true,
+  list: true,
+  rename: true,
+  makeDir: true,
+};
 /** Whole-file reads and writes only: a read's first io is its `readAll`. */
 export const MINIMAL_CAPS = { symlinks: 'none', stat: false, rangedReads: false, write: true, makeDirs: false };
 /** What a plain object storage has: a read stats first. */

@@ -1,7 +1,9 @@
 // Runs every vector in this page (in-memory storage, OPFS, LightningFS) and again inside a module
-// Web Worker (in-memory, OPFS); leaves the tallies in `window.__results` for tests/browser/run.mjs.
+// Web Worker (in-memory, OPFS), then the listing/move/directory checks of the OPFS and LightningFS
+// adapters (storage-dirs.mjs); leaves the tallies in `window.__results` for tests/browser/run.mjs.
 import { AcpFs, init } from '../../../npm/wasm/index.mjs';
 import LightningFS from '../../../out/browser/lightning-fs.mjs';
+import { storageDirSuites } from '../storage-dirs.mjs';
 import { makeBackends, runAll } from '../vector-runner.mjs';
 
 function render(suites) {
@@ -34,6 +36,7 @@ async function main() {
   await init();
   const suites = [await runAll(AcpFs, vectors, makeBackends({ opfs: true, LightningFS }), 'page')];
   suites.push(await inWorker(vectors));
+  suites.push(...(await storageDirSuites(LightningFS)));
   return suites;
 }
 
