@@ -144,6 +144,25 @@ pub(crate) async fn resolve_entry(
     Ok(Target { requested: path, real, root: dir.root, missing: dir.missing })
 }
 
+/// How many trailing components of `path` do not exist (0: it exists), by stat, for a storage
+/// without symlinks, which [`resolve`] does not walk; `None` when the storage fails otherwise
+/// than "not found". The same count [`Target::missing`] holds where symlinks are resolved.
+pub(crate) async fn missing_by_stat(io: &Channel, path: &AbsPath) -> Option<usize> {
+    let mut count = 0;
+    let mut at = Some(path.clone());
+    while let Some(p) = at {
+        match io.stat(p.as_str(), true).await {
+            Ok(_) => return Some(count),
+            Err(e) if e.kind == StorageErrorKind::NotFound => {
+                count += 1;
+                at = p.parent();
+            }
+            Err(_) => return None,
+        }
+    }
+    Some(count)
+}
+
 /// The first root whose real path contains `real`, as that real path.
 async fn resolved_root_of(io: &Channel, roots: &[AbsPath], real: &AbsPath) -> Option<AbsPath> {
     for root in roots {

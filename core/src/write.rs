@@ -172,7 +172,7 @@ pub(crate) async fn commit(shared: &Arc<Shared>, io: &Channel, request: Request)
     // How much of the path is missing: known from the real-path walk, or else (a storage without
     // symlinks) from stats up the path, so that the record can list the parents a write makes.
     let missing = match target.missing {
-        None if existing.is_none() && shared.caps.stat => missing_by_stat(io, &target.real).await,
+        None if existing.is_none() && shared.caps.stat => contain::missing_by_stat(io, &target.real).await,
         known => known,
     };
     let parents_missing = missing.map(|m| m > 1);
@@ -270,24 +270,6 @@ pub(crate) async fn commit(shared: &Arc<Shared>, io: &Channel, request: Request)
         }
         Err(e) => Err(write_error(e, requested)),
     }
-}
-
-/// How many trailing components of `real` do not exist (1: only the file), by stat; `None` when
-/// the storage fails otherwise than "not found".
-async fn missing_by_stat(io: &Channel, real: &AbsPath) -> Option<usize> {
-    let mut count = 1;
-    let mut dir = real.parent();
-    while let Some(d) = dir {
-        match io.stat(d.as_str(), true).await {
-            Ok(_) => return Some(count),
-            Err(e) if e.kind == StorageErrorKind::NotFound => {
-                count += 1;
-                dir = d.parent();
-            }
-            Err(_) => return None,
-        }
-    }
-    Some(count)
 }
 
 /// What is there now: a buffer with unsaved edits, or else the storage (a clean buffer only

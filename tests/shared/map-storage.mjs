@@ -130,10 +130,20 @@ export class MapStorage {
   }
   mkdir(path, options) {
     this.calls.push(['mkdir', path]);
-    // The driver makes a write's missing parents in one call, as `fs.promises.mkdir` would.
-    if (options?.recursive !== true) throw new Error(`mkdir ${path}: want {recursive: true}, got ${JSON.stringify(options)}`);
-    if (this.blockedBy(path) || this.files.has(path)) throw enotdir(path, 'mkdir');
-    this.addDir(path);
+    if (this.blockedBy(path)) throw enotdir(path, 'mkdir');
+    // A write's missing parents in one call, as `fs.promises.mkdir(path, {recursive: true})`.
+    if (options?.recursive === true) {
+      if (this.files.has(path) || this.special.has(path)) throw enotdir(path, 'mkdir');
+      this.addDir(path);
+      return;
+    }
+    // One directory (create_directory), as `fs.promises.mkdir(path)`: EEXIST when anything is
+    // there, ENOENT without the parent.
+    if (this.files.has(path) || this.special.has(path) || this.dirs.has(path) || isRoot(path)) {
+      throw fsError('EEXIST', 'file already exists', path, 'mkdir');
+    }
+    if (!this.dirs.has(parentOf(path)) && !isRoot(parentOf(path))) throw enoent(path, 'mkdir');
+    this.dirs.add(path);
   }
 }
 

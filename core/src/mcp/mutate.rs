@@ -25,7 +25,10 @@ pub(crate) async fn create_directory(
 ) -> Result<Option<ChangeRecord>, AcpFsError> {
     let roots = shared.roots(session_id)?;
     let real_root = contain::by_name(shared, io, &roots, &path, true).await?;
-    let target = contain::resolve(shared, io, &roots, real_root, path, true).await?;
+    let mut target = contain::resolve(shared, io, &roots, real_root, path, true).await?;
+    if target.missing.is_none() && shared.caps.stat {
+        target.missing = contain::missing_by_stat(io, &target.real).await;
+    }
     let requested = &target.requested;
     if target.missing == Some(0) {
         return match kind_at(shared, io, &target.real).await {
@@ -111,8 +114,14 @@ pub(crate) async fn move_entry(
     }
     let source_root = contain::by_name(shared, io, &roots, &source, true).await?;
     let destination_root = contain::by_name(shared, io, &roots, &destination, true).await?;
-    let from = contain::resolve_entry(shared, io, &roots, source_root, source, true).await?;
-    let to = contain::resolve_entry(shared, io, &roots, destination_root, destination, true).await?;
+    let mut from = contain::resolve_entry(shared, io, &roots, source_root, source, true).await?;
+    let mut to = contain::resolve_entry(shared, io, &roots, destination_root, destination, true).await?;
+    // Whether each end's directory exists, on a storage whose containment did not walk the path.
+    for end in [&mut from, &mut to] {
+        if let (None, true, Some(dir)) = (end.missing, shared.caps.stat, end.real.parent()) {
+            end.missing = contain::missing_by_stat(io, &dir).await;
+        }
+    }
     if to.real.starts_with(&from.real) {
         let why = match to.real.same_as(&from.real) {
             true => "is the source itself",

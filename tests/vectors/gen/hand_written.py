@@ -117,6 +117,8 @@ HAND_WRITTEN = [
             "mcp-move-file-symlink-moves-as-a-link": ["103.move-checks"],
             "mcp-move-file-deny-list": ["103.deny"],
             "mcp-move-file-rejected": ["103.approval"],
+            "mcp-create-directory-without-symlinks": ["103.mkdir", "103.mkdir-exists"],
+            "mcp-move-file-without-symlinks-destination-directory-must-exist": ["103.move-checks"],
         },
     ),
     HandWritten(
