@@ -120,8 +120,8 @@ pub(crate) async fn resolve(
 }
 
 /// Containment for a path taken as an entry of its directory (the ends of a move): the parent
-/// is resolved as [`resolve`] does, the last name is not followed, so a symlink is moved as the
-/// link it is and never as what it points to. Answers the target (`missing`: whether the
+/// is resolved as [`resolve`] does, the last name is not followed, so what is checked is the
+/// entry itself and never what a link there points to. Answers the target (`missing`: whether the
 /// parent exists, `Some(0)`, or how many components up to it are missing; the entry itself is
 /// for the caller to look at) and the deny list is checked on the real name too. `path` is not
 /// a root (the caller refuses that).

@@ -63,6 +63,7 @@ function memfsStorage(vol, special, { ranged, write, realpath, symlinks }) {
   if (write) {
     storage.writeFile = (path, data) => p.writeFile(path, data);
     storage.mkdir = (path, opts) => p.mkdir(path, opts);
+    storage.rename = (from, to) => p.rename(from, to);
   }
   return storage;
 }
@@ -79,6 +80,7 @@ function fsPromisesStorage({ ranged, write, realpath, symlinks }) {
   if (write) {
     storage.writeFile = p.writeFile;
     storage.mkdir = p.mkdir;
+    storage.rename = p.rename;
   }
   return storage;
 }

@@ -96,7 +96,8 @@ pub(crate) struct Moved {
 }
 
 /// Renames `source` to `destination` inside one root, never replacing what is there. Both
-/// ends are checked as entries of their directories (a symlink is moved as a link); an open
+/// ends are checked as entries of their directories (a last symlink is not followed, and a
+/// symlink source is refused); an open
 /// document at the source, or below a moved directory, follows to its new name with its
 /// unsaved text (as an editor's tab follows a rename).
 pub(crate) async fn move_entry(
@@ -158,6 +159,16 @@ pub(crate) async fn move_entry(
     // Looked at in the turn, so that no write of ours comes in between; the storage's
     // no-replace rename still has the last word against everyone else.
     match kind_at(shared, io, &from.real).await {
+        // Some storages rename what a link points to instead of the link (memfs 4 does), which
+        // would pull a file from outside the roots in: a link is not moved on any storage.
+        Ok(Some(FileKind::Symlink)) => {
+            return Err(AcpFsError::denied(
+                ErrorKind::NotAFile,
+                from.requested.as_str(),
+                "the source is a symlink, and symlinks are not moved (some storages would move what it points to); \
+                 move the file it points to, or make a new link",
+            ))
+        }
         Ok(Some(_)) => {}
         Ok(None) if !shared.caps.stat => {}
         Ok(None) => return Err(AcpFsError::not_found(from.requested.as_str())),

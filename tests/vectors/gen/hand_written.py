@@ -114,7 +114,7 @@ HAND_WRITTEN = [
             "mcp-move-file-root-is-not-moved": ["103.move-checks"],
             "mcp-move-file-directory": ["103.move"],
             "mcp-move-file-open-document-follows": ["103.move-documents"],
-            "mcp-move-file-symlink-moves-as-a-link": ["103.move-checks"],
+            "mcp-move-file-refuses-a-symlink": ["103.move-checks"],
             "mcp-move-file-deny-list": ["103.deny"],
             "mcp-move-file-rejected": ["103.approval"],
             "mcp-create-directory-without-symlinks": ["103.mkdir", "103.mkdir-exists"],

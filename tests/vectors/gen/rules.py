@@ -196,7 +196,7 @@ RULES = [
     ("103.mkdir-exists", "§10.3", "A directory already there succeeds silently (nothing asked, no record); anything else there is `not_a_file`"),
     ("103.move", "§10.3", "`move_file` is one rename; the record is `{kind: move, path: <destination>, from: <source>}`"),
     ("103.move-no-replace", "§10.3", "An existing destination is `already_exists` and nothing changes"),
-    ("103.move-checks", "§10.3", "Both ends contained as entries (a symlink moves as a link); a root is not moved, a directory not into itself; the destination's directory must exist; a missing source is `not_found`"),
+    ("103.move-checks", "§10.3", "Both ends contained as entries (a symlink source is refused, `not_a_file`); a root is not moved, a directory not into itself; the destination's directory must exist; a missing source is `not_found`"),
     ("103.move-documents", "§10.3", "Open documents at the source or below it follow to the new name with their unsaved text"),
     ("103.approval", "§10.3", "Every change is approved first; a refusal is `user_rejected` and changes nothing"),
     ("103.deny", "§10.3", "Containment and the deny list's write rules hold for every tool"),
