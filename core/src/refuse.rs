@@ -23,9 +23,7 @@ pub(crate) fn storage_error(e: StorageError, path: &AbsPath) -> AcpFsError {
             p,
             "something is already at this path, and it is never replaced; choose another path",
         ),
-        StorageErrorKind::Unsupported | StorageErrorKind::Other => {
-            AcpFsError::storage(p, &e.message)
-        }
+        StorageErrorKind::Unsupported | StorageErrorKind::Other => AcpFsError::storage(p, &e.message),
     }
 }
 

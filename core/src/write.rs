@@ -36,7 +36,8 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
         return Err(AcpFsError::method_not_found(WRITE_TEXT_FILE));
     }
     let p = params::write(&params, shared.policy.options.lenient_params)?;
-    let request = Request { session_id: p.session_id, path: p.path, content: Content::Whole(p.content), dry_run: false };
+    let request =
+        Request { session_id: p.session_id, path: p.path, content: Content::Whole(p.content), dry_run: false };
     let written = commit(&shared, &io, request).await?;
     Ok(done(written.change, written.stale))
 }
@@ -182,7 +183,8 @@ pub(crate) async fn commit(shared: &Arc<Shared>, io: &Channel, request: Request)
 
     // The parents the storage will make, as the agent named them, outermost first; unknown to a
     // storage that cannot resolve paths (`missing` is `None`), which then reports none.
-    let make_parents = existing.is_none() && opts.create_parents && shared.caps.make_dirs && parents_missing != Some(false);
+    let make_parents =
+        existing.is_none() && opts.create_parents && shared.caps.make_dirs && parents_missing != Some(false);
     let created_dirs: Vec<String> = match missing {
         Some(missing) if make_parents => {
             let mut dirs: Vec<String> = std::iter::successors(requested.parent(), AbsPath::parent)

@@ -19,7 +19,8 @@ fn setup() -> (MemoryStorage, AcpFs, McpServer) {
 
 /// The tool result of one call.
 fn call(server: &McpServer, storage: &MemoryStorage, host: &impl Host, tool: &str, args: Value) -> Value {
-    let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": args}});
+    let message =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": args}});
     let reply = server.handle(storage, host, &message.to_string()).expect("a call is answered");
     serde_json::from_str::<Value>(&reply).unwrap()["result"].clone()
 }
@@ -42,7 +43,13 @@ fn every_change_is_asked_with_a_record_of_its_kind() {
     let host = Recorder(RefCell::default(), false);
     call(&server, &storage, &host, "create_directory", json!({"path": "/p/a/b"}));
     call(&server, &storage, &host, "move_file", json!({"source": "/p/keep.txt", "destination": "/p/moved.txt"}));
-    call(&server, &storage, &host, "edit_file", json!({"path": "/p/keep.txt", "edits": [{"oldText": "k", "newText": "K"}]}));
+    call(
+        &server,
+        &storage,
+        &host,
+        "edit_file",
+        json!({"path": "/p/keep.txt", "edits": [{"oldText": "k", "newText": "K"}]}),
+    );
     let asked = host.0.borrow();
     let kinds: Vec<ChangeKind> = asked.iter().map(|c| c.kind).collect();
     assert_eq!(kinds, [ChangeKind::MakeDir, ChangeKind::Move, ChangeKind::Write]);
@@ -54,7 +61,13 @@ fn every_change_is_asked_with_a_record_of_its_kind() {
     assert!(!storage.exists("/p/a") && !storage.exists("/p/moved.txt"));
     assert_eq!(storage.get("/p/keep.txt").unwrap(), b"k\n");
     // A dry run asks nothing.
-    call(&server, &storage, &host, "edit_file", json!({"path": "/p/keep.txt", "edits": [{"oldText": "k", "newText": "K"}], "dryRun": true}));
+    call(
+        &server,
+        &storage,
+        &host,
+        "edit_file",
+        json!({"path": "/p/keep.txt", "edits": [{"oldText": "k", "newText": "K"}], "dryRun": true}),
+    );
     assert_eq!(host.0.borrow().len(), 3);
 }
 
@@ -77,8 +90,10 @@ fn the_records_are_enough_to_undo_every_change() {
     let before = storage.files();
     let mut changes = Vec::new();
     let mut run = |tool: &str, args: Value| {
-        let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": args}});
-        let acp_fs::mcp::McpDispatch::Call(call) = McpServer::new(fs.clone(), "s").dispatch(&message.to_string()) else {
+        let message =
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": args}});
+        let acp_fs::mcp::McpDispatch::Call(call) = McpServer::new(fs.clone(), "s").dispatch(&message.to_string())
+        else {
             panic!("{tool} is a call")
         };
         let (op, _) = call.into_parts();
@@ -104,11 +119,18 @@ fn the_records_are_enough_to_undo_every_change() {
 fn a_moved_open_document_is_read_and_edited_under_its_new_name() {
     let (storage, fs, server) = setup();
     fs.open_document("/p/keep.txt", "typed\n").unwrap();
-    let moved = call(&server, &storage, &DefaultHost, "move_file", json!({"source": "keep.txt", "destination": "k2.txt"}));
+    let moved =
+        call(&server, &storage, &DefaultHost, "move_file", json!({"source": "keep.txt", "destination": "k2.txt"}));
     assert!(text(&moved).contains("buffer of /p/keep.txt is now /p/k2.txt"), "{moved}");
     let read = acp_fs::run(fs.read_text_file(json!({"sessionId": "s", "path": "/p/k2.txt"})), &storage, &DefaultHost);
     assert_eq!(read.result.unwrap().to_json()["content"], "typed\n", "the unsaved text went along");
-    call(&server, &storage, &DefaultHost, "edit_file", json!({"path": "/p/k2.txt", "edits": [{"oldText": "typed", "newText": "edited"}]}));
+    call(
+        &server,
+        &storage,
+        &DefaultHost,
+        "edit_file",
+        json!({"path": "/p/k2.txt", "edits": [{"oldText": "typed", "newText": "edited"}]}),
+    );
     assert_eq!(fs.document("/p/k2.txt").as_deref(), Some("edited\n"));
     assert_eq!(storage.get("/p/k2.txt").unwrap(), b"k\n", "the buffer took the edit, not the disk");
 }
@@ -121,7 +143,8 @@ fn moves_queued_on_the_same_two_paths_run_one_after_the_other() {
     let start = |from: &str, to: &str| {
         let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": "move_file", "arguments": {"source": from, "destination": to}}});
-        let acp_fs::mcp::McpDispatch::Call(call) = McpServer::new(fs.clone(), "s").dispatch(&message.to_string()) else {
+        let acp_fs::mcp::McpDispatch::Call(call) = McpServer::new(fs.clone(), "s").dispatch(&message.to_string())
+        else {
             panic!()
         };
         call.into_parts().0
@@ -137,8 +160,12 @@ fn moves_queued_on_the_same_two_paths_run_one_after_the_other() {
             match steps[i].take() {
                 None => {}
                 Some(Step::Done(_)) => done[i] = true,
-                Some(Step::Io(Io::Wait { path, turn })) if !turn.is_ready() => steps[i] = Some(Step::Io(Io::Wait { path, turn })),
-                Some(Step::Io(io)) => steps[i] = Some(ops[i].resume(acp_fs::perform(&storage, &DefaultHost, &mut files[i], io))),
+                Some(Step::Io(Io::Wait { path, turn })) if !turn.is_ready() => {
+                    steps[i] = Some(Step::Io(Io::Wait { path, turn }))
+                }
+                Some(Step::Io(io)) => {
+                    steps[i] = Some(ops[i].resume(acp_fs::perform(&storage, &DefaultHost, &mut files[i], io)))
+                }
             }
         }
     }

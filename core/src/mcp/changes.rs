@@ -30,7 +30,8 @@ pub(crate) const WRITE_FILE: Tool = Tool {
         let path = call.path("path")?;
         let content = call.string("content")?.to_owned();
         let shown = call.string("path")?.to_owned();
-        let request = Request { session_id: call.session_id.to_owned(), path, content: Content::Whole(content), dry_run: false };
+        let request =
+            Request { session_id: call.session_id.to_owned(), path, content: Content::Whole(content), dry_run: false };
         Ok(text_write(call, "write", request, move |_| format!("Successfully wrote to {shown}")))
     },
     answer: super::registry::answer,
@@ -115,7 +116,12 @@ pub(crate) const MOVE_FILE: Tool = Tool {
         rename them in a single operation. If the destination exists, the operation will fail \
         (nothing is ever replaced); the destination's directory must exist. An open editor buffer \
         of a moved file follows it. Both source and destination must be within allowed directories.",
-    input: || object_schema(json!({"source": {"type": "string"}, "destination": {"type": "string"}}), &["source", "destination"]),
+    input: || {
+        object_schema(
+            json!({"source": {"type": "string"}, "destination": {"type": "string"}}),
+            &["source", "destination"],
+        )
+    },
     output: Some(output::content_schema),
     annotations: Annotations { read_only: false, destructive: true, idempotent: false },
     needs: &[Need::Write, Need::Rename],
@@ -186,9 +192,9 @@ fn edits(call: &Call) -> Result<Vec<Edit>, AcpFsError> {
         .iter()
         .enumerate()
         .map(|(i, item)| {
-            let obj: &Map<String, Value> = item
-                .as_object()
-                .ok_or_else(|| AcpFsError::invalid_params(&format!("edits[{i}]"), "must be an object {oldText, newText}"))?;
+            let obj: &Map<String, Value> = item.as_object().ok_or_else(|| {
+                AcpFsError::invalid_params(&format!("edits[{i}]"), "must be an object {oldText, newText}")
+            })?;
             if let Some(extra) = obj.keys().find(|k| !matches!(k.as_str(), "oldText" | "newText")) {
                 return Err(AcpFsError::invalid_params(&format!("edits[{i}].{extra}"), "unknown argument"));
             }

@@ -110,7 +110,10 @@ pub(crate) async fn move_entry(
     let roots = shared.roots(session_id)?;
     for (path, field) in [(&source, "source"), (&destination, "destination")] {
         if roots.iter().any(|r| r.same_as(path)) {
-            return Err(AcpFsError::invalid_params(field, "is a root of the session; a root is never moved or replaced"));
+            return Err(AcpFsError::invalid_params(
+                field,
+                "is a root of the session; a root is never moved or replaced",
+            ));
         }
     }
     let source_root = contain::by_name(shared, io, &roots, &source, true).await?;
@@ -138,7 +141,10 @@ pub(crate) async fn move_entry(
     } else {
         return Err(AcpFsError::invalid_params(
             "destination",
-            format!("is under another root ({}) than the source ({}); a move stays inside one root", to.root, from.root),
+            format!(
+                "is under another root ({}) than the source ({}); a move stays inside one root",
+                to.root, from.root
+            ),
         ));
     };
     if from.missing.is_some_and(|m| m > 0) {
