@@ -36,6 +36,39 @@ pub(crate) async fn by_name(
     path: &AbsPath,
     writing: bool,
 ) -> Result<Option<AbsPath>, AcpFsError> {
+    by_name_for(shared, io, roots, path, Access::of(writing)).await
+}
+
+/// What a request does with its path: the deny list judges each differently.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Access {
+    Read,
+    Write,
+    /// Listing or searching a directory (MCP tools): `allowExtensions` is for files.
+    Directory,
+    /// Making a directory (`create_directory`): the write rules, and not `allowExtensions`.
+    MakeDirectory,
+}
+
+impl Access {
+    fn of(writing: bool) -> Access {
+        if writing {
+            Access::Write
+        } else {
+            Access::Read
+        }
+    }
+}
+
+/// [`by_name`] for any [`Access`].
+pub(crate) async fn by_name_for(
+    shared: &Shared,
+    io: &Channel,
+    roots: &[AbsPath],
+    path: &AbsPath,
+    access: Access,
+) -> Result<Option<AbsPath>, AcpFsError> {
+    let writing = access == Access::Write;
     let mut real_root = None;
     let inside = roots.iter().any(|r| path.starts_with(r)) || {
         if shared.caps.symlinks == Symlinks::Resolvable {
@@ -53,11 +86,17 @@ pub(crate) async fn by_name(
             "the path is outside the session's roots (cwd and additional directories)",
         ));
     }
-    deny(shared, path, path, writing).map(|()| real_root)
+    deny(shared, path, path, access).map(|()| real_root)
 }
 
-fn deny(shared: &Shared, checked: &AbsPath, requested: &AbsPath, writing: bool) -> Result<(), AcpFsError> {
-    match shared.policy.deny.check(checked, writing) {
+fn deny(shared: &Shared, checked: &AbsPath, requested: &AbsPath, access: Access) -> Result<(), AcpFsError> {
+    let deny = &shared.policy.deny;
+    let refused = match access {
+        Access::Directory => deny.check_directory(checked),
+        Access::MakeDirectory => deny.check_directory_write(checked),
+        _ => deny.check(checked, access == Access::Write),
+    };
+    match refused {
         Some(hint) => Err(AcpFsError::denied(ErrorKind::DeniedByPattern, requested.as_str(), hint)),
         None => Ok(()),
     }
@@ -72,6 +111,18 @@ pub(crate) async fn resolve(
     real_root: Option<AbsPath>,
     path: AbsPath,
     writing: bool,
+) -> Result<Target, AcpFsError> {
+    resolve_for(shared, io, roots, real_root, path, Access::of(writing)).await
+}
+
+/// [`resolve`] for any [`Access`].
+pub(crate) async fn resolve_for(
+    shared: &Shared,
+    io: &Channel,
+    roots: &[AbsPath],
+    real_root: Option<AbsPath>,
+    path: AbsPath,
+    access: Access,
 ) -> Result<Target, AcpFsError> {
     match shared.caps.symlinks {
         Symlinks::None => {
@@ -112,7 +163,7 @@ pub(crate) async fn resolve(
                 },
             };
             if !real.same_as(&path) {
-                deny(shared, &real, &path, writing)?;
+                deny(shared, &real, &path, access)?;
             }
             Ok(Target { requested: path, real, root, missing: Some(missing) })
         }
@@ -139,7 +190,7 @@ pub(crate) async fn resolve_entry(
     let dir = resolve(shared, io, roots, real_root, parent, writing).await?;
     let real = dir.real.join([name.as_str()]);
     if !real.same_as(&path) {
-        deny(shared, &real, &path, writing)?;
+        deny(shared, &real, &path, Access::of(writing))?;
     }
     Ok(Target { requested: path, real, root: dir.root, missing: dir.missing })
 }

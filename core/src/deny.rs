@@ -40,6 +40,29 @@ impl DenyList {
 
     /// The rule that refuses `path`, if any, for the hint.
     pub fn check(&self, path: &AbsPath, writing: bool) -> Option<String> {
+        self.check_rules(path, writing).or_else(|| self.check_extension(path))
+    }
+
+    /// Whether a listing, tree or search hides the entry at `path` (semantics.md §10): what a
+    /// read of it would refuse. A directory is not held to `allowExtensions` (the files below
+    /// it are).
+    pub fn hides(&self, path: &AbsPath, directory: bool) -> bool {
+        self.check_rules(path, false).is_some() || (!directory && self.check_extension(path).is_some())
+    }
+
+    /// The rule that refuses reading the directory `path`, if any (`allowExtensions` is for
+    /// files).
+    pub fn check_directory(&self, path: &AbsPath) -> Option<String> {
+        self.check_rules(path, false)
+    }
+
+    /// The rule that refuses making the directory `path`, if any: the write rules
+    /// (`write:.git/`), not `allowExtensions`.
+    pub fn check_directory_write(&self, path: &AbsPath) -> Option<String> {
+        self.check_rules(path, true)
+    }
+
+    fn check_rules(&self, path: &AbsPath, writing: bool) -> Option<String> {
         let name = path.file_name().unwrap_or("");
         for rule in self.rules.iter().filter(|r| writing || !r.writes_only) {
             let hit = if rule.directory {
@@ -55,6 +78,11 @@ impl DenyList {
                 return Some(format!("denied by the pattern {scope}{}{slash}", rule.pattern));
             }
         }
+        None
+    }
+
+    fn check_extension(&self, path: &AbsPath) -> Option<String> {
+        let name = path.file_name().unwrap_or("");
         if let Some(allowed) = &self.allow_extensions {
             let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
             if !ext.is_some_and(|e| allowed.contains(&e)) {

@@ -127,6 +127,25 @@ pub struct Options {
     #[serde(deserialize_with = "byte_count")]
     #[cfg_attr(feature = "ts", ts(as = "Option<_>"))]
     pub ledger_session_bytes: u64,
+    /// MCP listings, trees and searches stop after this many entries (or matches), with a note
+    /// the model can read (semantics.md §10). Default 10000.
+    #[serde(deserialize_with = "byte_count")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>"))]
+    pub max_list_entries: u64,
+    /// MCP trees and searches descend at most this many directories below the path asked for.
+    /// Default 32.
+    #[serde(deserialize_with = "byte_count")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>"))]
+    pub max_list_depth: u64,
+    /// An MCP tool's text answer (a listing, a tree, a search, several files) stops growing at
+    /// this many bytes, with a note. Default 1 MiB.
+    #[serde(deserialize_with = "byte_count")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>"))]
+    pub max_tool_output_bytes: u64,
+    /// `read_media_file` refuses files larger than this (`file_too_large`). Default 10 MiB.
+    #[serde(deserialize_with = "byte_count")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>"))]
+    pub max_media_bytes: u64,
 }
 
 /// The default deny list (semantics.md §3).
@@ -152,6 +171,10 @@ impl Default for Options {
             on_conflict: OnConflict::Merge,
             ledger_file_bytes: 1024 * 1024,
             ledger_session_bytes: 16 * 1024 * 1024,
+            max_list_entries: 10_000,
+            max_list_depth: 32,
+            max_tool_output_bytes: 1024 * 1024,
+            max_media_bytes: 10 * 1024 * 1024,
         }
     }
 }

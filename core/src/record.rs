@@ -7,7 +7,7 @@ use serde::Serialize;
 /// made (normalized, absolute), and what it did. A write (no `kind`) says whether it `created`
 /// the file, beside the texts; a `move` names where the file or directory came `from`; a
 /// `makeDir` made the directory at `path`. `createdDirs` lists the directories the change
-/// created, outermost first (semantics.md §10.3): undo removes them innermost first.
+/// created, outermost first (semantics.md §10.7): undo removes them innermost first.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]

@@ -129,7 +129,7 @@ pub(crate) async fn commit(shared: &Arc<Shared>, io: &Channel, request: Request)
             (encoding, if crlf { text::to_crlf(text) } else { text.to_owned() })
         }
         // An edit applies where its oldText is in the text the user sees now, so it keeps
-        // whatever else changed since the agent read the file (semantics.md §10.3).
+        // whatever else changed since the agent read the file (semantics.md §10.7).
         Content::Edits(edits) => {
             let Some(old) = &old_text else { return Err(AcpFsError::not_found(requested.as_str())) };
             let text = edit::apply(old, edits, keep_endings)?;

@@ -290,7 +290,7 @@ fn mcp_surface_lists_calls_and_denies() {
     assert_eq!(denied["result"]["isError"], true);
     assert!(denied["result"]["content"][0]["text"].as_str().unwrap().contains("path_outside_roots"));
     let bad_args = ask(
-        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"rel"}}}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"~/rel"}}}"#,
     );
     assert_eq!(bad_args["result"]["isError"], true);
     let unknown = ask(r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"rm","arguments":{}}}"#);

@@ -1,4 +1,4 @@
-//! The MCP tools that change files (semantics.md §10.3), where the vectors cannot look: what the
+//! The MCP tools that change files (semantics.md §10.7), where the vectors cannot look: what the
 //! host is asked to approve, a merged edit keeping the user's lines whatever they are, and the
 //! undo a host does from the records.
 
@@ -71,7 +71,7 @@ fn every_change_is_asked_with_a_record_of_its_kind() {
     assert_eq!(host.0.borrow().len(), 3);
 }
 
-/// What a host does with the records (semantics.md §10.3 "Undo"), over the same storage API.
+/// What a host does with the records (semantics.md §10.7 "Undo"), over the same storage API.
 fn undo(storage: &MemoryStorage, change: &ChangeRecord) {
     match change.kind {
         ChangeKind::Move => storage.rename("/p", &change.path, change.from.as_deref().unwrap()).unwrap(),

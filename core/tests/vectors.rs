@@ -69,6 +69,9 @@ fn storage_for(v: &Value, ranged: bool) -> MemoryStorage {
         caps.write = false;
         caps.make_dirs = false;
     }
+    if flag("list") == Some(false) {
+        caps.list = false;
+    }
     let storage = MemoryStorage::with_caps(caps).with_max_read(7);
     let mut links = Vec::new();
     if let Some(files) = v.get("files").and_then(Value::as_object) {
@@ -180,8 +183,9 @@ fn run_vector(v: &Value, ranged: bool, fails: &mut Vec<String>) {
     } else if let Some(steps) = v.get("steps").and_then(Value::as_array) {
         for (i, step) in steps.iter().enumerate() {
             let at = format!("{where_} step {i}");
-            if is_tool_call(step) {
-                tool_call(&fs, &storage, &host, step, &at, fails);
+            if let Some(tool) = step.get("tool") {
+                let want = step.get("expect").cloned().unwrap_or(json!({}));
+                call_tool(&fs, &storage, &host, &sessions, tool, &want, &at, fails);
             } else if step.get("request").is_some() {
                 let Some(op) = start(&fs, step, &at, fails) else { return };
                 check_outcome(&at, &acp_fs::run(op, &storage, &host), step.get("expect").unwrap_or(&json!({})), fails);
@@ -209,8 +213,8 @@ fn run_vector(v: &Value, ranged: bool, fails: &mut Vec<String>) {
                 panic!("{at}: unknown step {step}");
             }
         }
-    } else if is_tool_call(v) {
-        tool_call(&fs, &storage, &host, v, &where_, fails);
+    } else if let Some(tool) = v.get("tool") {
+        call_tool(&fs, &storage, &host, &sessions, tool, expect, &where_, fails);
     } else {
         let Some(op) = start(&fs, v, &where_, fails) else { return };
         check_outcome(&where_, &acp_fs::run(op, &storage, &host), expect, fails);
@@ -253,41 +257,38 @@ fn run_vector(v: &Value, ranged: bool, fails: &mut Vec<String>) {
     }
 }
 
-fn is_tool_call(v: &Value) -> bool {
-    v.pointer("/request/method").and_then(Value::as_str) == Some("tools/call")
+fn first_session(sessions: &Value) -> String {
+    sessions.as_object().and_then(|s| s.keys().next().cloned()).unwrap_or_else(|| "s1".into())
 }
 
-/// An MCP `tools/call` (`request.params` `{name, arguments}`) on the server of session
-/// `request.session` (default `s1`): `expect.result` is the tool result, `expect.change` the
-/// change record (semantics.md §10).
-fn tool_call(fs: &AcpFs, storage: &MemoryStorage, host: &Hooks, v: &Value, where_: &str, fails: &mut Vec<String>) {
-    use acp_fs::mcp::{McpDispatch, McpServer};
-    let request = &v["request"];
-    let session = request.get("session").and_then(Value::as_str).unwrap_or("s1");
-    let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": request["params"]});
-    let server = McpServer::new(fs.clone(), session);
-    let (reply, change, stale) = match server.dispatch(&message.to_string()) {
-        McpDispatch::Reply(reply) => (reply, None, None),
-        McpDispatch::Call(call) => {
+/// A `tool` vector or step: one MCP `tools/call` (tests/vectors/README.md); the tool result is
+/// `expect.result` exactly, a protocol error (an unknown tool) `expect.error`, an `isError`
+/// result holding every fragment `expect.toolError`; `expect.change` is the call's change record.
+#[allow(clippy::too_many_arguments)]
+fn call_tool(
+    fs: &AcpFs,
+    storage: &MemoryStorage,
+    host: &Hooks,
+    sessions: &Value,
+    tool: &Value,
+    expect: &Value,
+    where_: &str,
+    fails: &mut Vec<String>,
+) {
+    let session = tool.get("session").and_then(Value::as_str).map_or_else(|| first_session(sessions), str::to_owned);
+    let server = acp_fs::mcp::McpServer::new(fs.clone(), session);
+    let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                         "params": {"name": tool["name"], "arguments": tool.get("arguments").cloned().unwrap_or(json!({}))}});
+    let (reply, change) = match server.dispatch(&message.to_string()) {
+        acp_fs::mcp::McpDispatch::Reply(reply) => (reply, None),
+        acp_fs::mcp::McpDispatch::Call(call) => {
             let (op, reply) = call.into_parts();
             let outcome = acp_fs::run(op, storage, host);
-            (reply.respond(&outcome), outcome.change, outcome.stale_document)
+            (reply.respond(&outcome), outcome.change)
         }
-        other => return fails.push(format!("{where_}: tools/call was not answered: {other:?}")),
+        _ => return fails.push(format!("{where_}: tools/call got no reply")),
     };
-    let reply: Value = serde_json::from_str(&reply).unwrap();
-    let expect = v.get("expect").cloned().unwrap_or(json!({}));
-    match (expect.get("result"), expect.get("error")) {
-        (Some(want), _) if Some(want) != reply.get("result") => {
-            fails.push(format!("{where_}: tool result: want {want} got {reply}"))
-        }
-        (_, Some(want)) => match reply.get("error") {
-            Some(err) => check_error(where_, want, err, fails),
-            None => fails.push(format!("{where_}: want a protocol error, got {reply}")),
-        },
-        _ => {}
-    }
-    // `toolError`: an `isError` result whose text holds every fragment (the kind, the argument).
+    let reply: Value = serde_json::from_str(&reply).expect("the reply is JSON");
     if let Some(fragments) = expect.get("toolError").and_then(Value::as_array) {
         let text = reply.pointer("/result/content/0/text").and_then(Value::as_str).unwrap_or("");
         if reply.pointer("/result/isError") != Some(&Value::Bool(true)) {
@@ -296,22 +297,20 @@ fn tool_call(fs: &AcpFs, storage: &MemoryStorage, host: &Hooks, v: &Value, where
         for f in fragments.iter().filter_map(Value::as_str).filter(|f| !text.contains(f)) {
             fails.push(format!("{where_}: tool error {text:?} lacks {f:?}"));
         }
-    }
-    if expect.get("result").is_none() && expect.get("error").is_none() && expect.get("toolError").is_none() {
-        if reply.get("error").is_some() || reply.pointer("/result/isError") == Some(&Value::Bool(true)) {
-            fails.push(format!("{where_}: want success, got {reply}"));
+    } else {
+        match (reply.get("result"), expect.get("result"), reply.get("error"), expect.get("error")) {
+            (Some(got), Some(want), _, _) if got != want => {
+                fails.push(format!("{where_}: result: want {want} got {got}"))
+            }
+            (Some(_), Some(_), _, _) => {}
+            (_, _, Some(got), Some(want)) => check_error(where_, want, got, fails),
+            _ => fails.push(format!("{where_}: want {expect} got {reply}")),
         }
     }
     if let Some(want) = expect.get("change") {
         let got = serde_json::to_value(&change).unwrap();
         if *want != got {
             fails.push(format!("{where_}: change: want {want} got {got}"));
-        }
-    }
-    if let Some(want) = expect.get("staleDocument") {
-        let got = serde_json::to_value(&stale).unwrap();
-        if *want != got {
-            fails.push(format!("{where_}: staleDocument: want {want} got {got}"));
         }
     }
 }

@@ -150,7 +150,7 @@ export interface AcpFsOptions extends EngineOptions {
    * Asked before every write that passed the policy; the response waits for it (a person may take
    * minutes). `false` rejects the write with `user_rejected`. Absent = approve. The MCP tools that
    * move files or make directories ask it too, with a record of their own `kind` (`'move'`,
-   * `'makeDir'`; a write has none): semantics.md §10.3.
+   * `'makeDir'`; a write has none): semantics.md §10.7.
    */
   approveWrite?: (change: ChangeRecord) => MaybePromise<boolean>;
   /** Called after every successful change (a write; over MCP also a move or new directories). */

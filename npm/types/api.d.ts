@@ -91,7 +91,26 @@ ledgerFileBytes?: number,
  * Each session's read ledger stays under this many bytes (least recently used out first).
  * Default 16 MiB.
  */
-ledgerSessionBytes?: number, };
+ledgerSessionBytes?: number, 
+/**
+ * MCP listings, trees and searches stop after this many entries (or matches), with a note
+ * the model can read (semantics.md §10). Default 10000.
+ */
+maxListEntries?: number, 
+/**
+ * MCP trees and searches descend at most this many directories below the path asked for.
+ * Default 32.
+ */
+maxListDepth?: number, 
+/**
+ * An MCP tool's text answer (a listing, a tree, a search, several files) stops growing at
+ * this many bytes, with a note. Default 1 MiB.
+ */
+maxToolOutputBytes?: number, 
+/**
+ * `read_media_file` refuses files larger than this (`file_too_large`). Default 10 MiB.
+ */
+maxMediaBytes?: number, };
 
 /**
  * `fs/read_text_file` params (ACP v1).

@@ -45,7 +45,7 @@ export class MapStorage extends SharedMapStorage {
 }
 
 /** memfs `vol.promises` with the vector's storage traits; `special` paths stat as non-regular. */
-function memfsStorage(vol, special, { ranged, write, realpath, symlinks }) {
+function memfsStorage(vol, special, { ranged, write, realpath, symlinks, list }) {
   const p = vol.promises;
   const fake = (st) => ({ isFile: () => false, isDirectory: () => false, isSymbolicLink: () => false, size: st.size });
   const storage = {
@@ -60,6 +60,7 @@ function memfsStorage(vol, special, { ranged, write, realpath, symlinks }) {
     if (realpath) storage.realpath = (path) => p.realpath(path);
   }
   if (ranged) storage.open = (path, flags) => p.open(path, flags);
+  if (list) storage.readdir = (path) => p.readdir(path);
   if (write) {
     storage.writeFile = (path, data) => p.writeFile(path, data);
     storage.mkdir = (path, opts) => p.mkdir(path, opts);
@@ -69,7 +70,7 @@ function memfsStorage(vol, special, { ranged, write, realpath, symlinks }) {
 }
 
 /** fs.promises with the vector's storage traits (methods left out, never faked). */
-function fsPromisesStorage({ ranged, write, realpath, symlinks }) {
+function fsPromisesStorage({ ranged, write, realpath, symlinks, list }) {
   const p = nodeFs.promises;
   const storage = { readFile: p.readFile, stat: p.stat };
   if (symlinks) {
@@ -77,6 +78,7 @@ function fsPromisesStorage({ ranged, write, realpath, symlinks }) {
     if (realpath) storage.realpath = p.realpath;
   }
   if (ranged) storage.open = p.open;
+  if (list) storage.readdir = p.readdir;
   if (write) {
     storage.writeFile = p.writeFile;
     storage.mkdir = p.mkdir;
@@ -135,16 +137,6 @@ export function prefixVector(vector, prefix) {
     }
     return out;
   };
-  // MCP tool calls name paths in arguments, result texts and records: every POSIX path that starts
-  // a string or follows whitespace is prefixed (the vectors keep other text free of such paths).
-  const pxDeep = (x) =>
-    typeof x === 'string'
-      ? x.replace(/(^|\s)(\/[^\s]*)/g, (_, a, p) => a + px(p))
-      : Array.isArray(x)
-        ? x.map(pxDeep)
-        : x && typeof x === 'object'
-          ? Object.fromEntries(Object.entries(x).map(([k, y]) => [k, pxDeep(y)]))
-          : x;
   // A change record names paths in `path`, and in `from` and `createdDirs` when it has them.
   const pxChange = (c) => ({
     ...c,
@@ -152,17 +144,23 @@ export function prefixVector(vector, prefix) {
     ...('from' in c ? { from: px(c.from) } : {}),
     ...(Array.isArray(c.createdDirs) ? { createdDirs: c.createdDirs.map(px) } : {}),
   });
-  const pxTool = (step) => {
-    if (step.request?.method !== 'tools/call') return step;
-    const out = { ...step, request: { ...step.request, params: pxDeep(step.request.params) } };
-    if (out.expect) {
-      out.expect = { ...out.expect };
-      for (const k of ['result', 'toolError', 'change']) if (k in out.expect) out.expect[k] = pxDeep(out.expect[k]);
+  // Tool answers are text: every absolute path in them (a line's start, after a space, in a
+  // file: URI) is the vector's, so it moves under the prefix too.
+  const pxText = (t) =>
+    t.replace(/(^|[\s(])(\/[^\s]*)/gm, (_, a, p) => a + px(p)).replace(/file:\/\/(\/[^\s"]*)/g, (_, p) => `file://${px(p)}`);
+  const pxDeep = (x) =>
+    typeof x === 'string' ? pxText(x) : Array.isArray(x) ? x.map(pxDeep) : x && typeof x === 'object' ? Object.fromEntries(Object.entries(x).map(([k, y]) => [k, pxDeep(y)])) : x;
+  /** A `tool` call's arguments (`path`, `paths`, `source`, `destination`) and what it expects. */
+  const pxToolCall = (tool, expect) => {
+    const args = tool.arguments;
+    if (args) {
+      for (const k of ['path', 'source', 'destination']) if (typeof args[k] === 'string') args[k] = px(args[k]);
+      if (Array.isArray(args.paths)) args.paths = args.paths.map(px);
     }
-    return out;
+    if (expect?.result) expect.result = pxDeep(expect.result);
+    if (Array.isArray(expect?.toolError)) expect.toolError = expect.toolError.map(pxText);
   };
-  const v = pxTool(structuredClone(vector));
-  if (Array.isArray(v.steps)) v.steps = v.steps.map(pxTool);
+  const v = structuredClone(vector);
   v.files = v.files
     ? Object.fromEntries(
         Object.entries(v.files).map(([k, c]) => [
@@ -186,7 +184,7 @@ export function prefixVector(vector, prefix) {
     for (const k of ['roots', 'extraRoots']) if (Array.isArray(v.options[k])) v.options[k] = v.options[k].map(px);
   }
   v.documents = pxKeys(v.documents);
-  if (v.request?.params && typeof v.request.params === 'object' && !Array.isArray(v.request.params) && v.request.method !== 'tools/call') {
+  if (v.request?.params && typeof v.request.params === 'object' && !Array.isArray(v.request.params)) {
     v.request.params.path = px(v.request.params.path);
   }
   if (typeof v.raw === 'string') {
@@ -194,24 +192,25 @@ export function prefixVector(vector, prefix) {
     v.raw = v.raw.replace(/("path"\s*:\s*")\//g, (_, a) => `${a}${prefix}/`);
   }
   const e = v.expect ?? {};
+  if (v.tool) pxToolCall(v.tool, e);
   if (e.error) e.error = pxError(e.error);
   if (e.rawError) e.rawError = pxError(e.rawError);
   if (e.raw && typeof e.raw === 'object' && e.raw.error) e.raw.error = pxError(e.raw.error);
   e.files = pxKeys(e.files);
   if (Array.isArray(e.absent)) e.absent = e.absent.map(px);
-  if (e.change && typeof e.change === 'object' && v.request?.method !== 'tools/call') e.change = pxChange(e.change);
+  if (e.change && typeof e.change === 'object') e.change = pxChange(e.change);
   e.documents = pxKeys(e.documents);
   if (Array.isArray(v.steps)) {
     const pxStep = (step) => {
       const out = { ...step };
-      const tool = out.request?.method === 'tools/call';
-      if (out.request?.params && !tool) out.request = { ...out.request, params: { ...out.request.params, path: px(out.request.params.path) } };
+      if (out.request?.params) out.request = { ...out.request, params: { ...out.request.params, path: px(out.request.params.path) } };
       if (out.expect) {
         out.expect = { ...out.expect };
         if (out.expect.error) out.expect.error = pxError(out.expect.error);
-        if (out.expect.change && !tool) out.expect.change = pxChange(out.expect.change);
+        if (out.expect.change) out.expect.change = pxChange(out.expect.change);
         if (typeof out.expect.staleDocument === 'string') out.expect.staleDocument = px(out.expect.staleDocument);
       }
+      if (out.tool) pxToolCall(out.tool, out.expect);
       if (out.edit) out.edit = { files: pxKeys(out.edit.files), documents: pxKeys(out.edit.documents) };
       if (out.documentSaved) out.documentSaved = px(out.documentSaved);
       if (out.documentReloaded) out.documentReloaded = { ...out.documentReloaded, path: px(out.documentReloaded.path) };

@@ -194,6 +194,7 @@ for (const [label, pkg, storage] of packages) {
           const main = join(project, 'src', 'main.rs');
           assert.deepEqual(await client.callTool({ name: 'read_text_file', arguments: { path: main, line: 2, limit: 1 } }), {
             content: [{ type: 'text', text: '    hello();\r\n' }],
+            structuredContent: { content: '    hello();\r\n' },
             isError: false,
           });
           const missing = join(project, 'missing.txt');
@@ -335,7 +336,7 @@ for (const [label, pkg, storage] of packages) {
         piped.stdout.on('data', (c) => (out += c));
         piped.stdin.end(`${JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'read_text_file', arguments: { path: join(project, 'src', 'main.rs'), line: 3 } } })}\n`);
         assert.equal(await new Promise((resolve) => piped.on('exit', resolve)), 0);
-        assert.deepEqual(JSON.parse(out), { jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: '}\r\n' }], isError: false } });
+        assert.deepEqual(JSON.parse(out), { jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: '}\r\n' }], structuredContent: { content: '}\r\n' }, isError: false } });
         assert.equal(seen.audits.length, 1);
         seen.audits.length = 0;
 
@@ -425,8 +426,8 @@ for (const [label, pkg, storage] of packages) {
         seen.waiting.shift()(true);
         assert.deepEqual(await turn, { stopReason: 'end_turn' });
         assert.deepEqual(agentSaw.mcpServers, [files.declaration]);
-        assert.deepEqual(agentSaw.tools.result.tools.map((x) => x.name), ['read_text_file', 'write_text_file']);
-        assert.deepEqual(agentSaw.read, { result: { content: [{ type: 'text', text: 'fn main() {\r\n' }], isError: false } });
+        assert.deepEqual(agentSaw.tools.result.tools.map((x) => x.name).slice(0, 2), ['read_text_file', 'write_text_file']);
+        assert.deepEqual(agentSaw.read, { result: { content: [{ type: 'text', text: 'fn main() {\r\n' }], structuredContent: { content: 'fn main() {\r\n' }, isError: false } });
         assert.equal(agentSaw.write.result.isError, false);
         assert.equal(nodeFs.readFileSync(join(project, 'turn.md'), 'utf8'), 'hi\n');
         assert.deepEqual(seen.changes.map((c) => [c.sessionId, c.path]), [[KEY, join(project, 'turn.md')]]);

@@ -96,7 +96,7 @@ for (const [label, AcpFs, storage] of setups) {
           assert.equal(t.inputSchema.additionalProperties, false);
         }
         assert.deepEqual(tools[0].inputSchema.required, ['path']);
-        assert.deepEqual(Object.keys(tools[0].inputSchema.properties).sort(), ['limit', 'line', 'path']);
+        assert.deepEqual(Object.keys(tools[0].inputSchema.properties).sort(), ['head', 'limit', 'line', 'path', 'tail']);
         assert.deepEqual(tools[1].inputSchema.required, ['path', 'content']);
         assert.deepEqual(tools, mcp.tools(), 'what tools() says is what the client lists');
         assert.deepEqual(await client.ping(), {});
@@ -113,10 +113,12 @@ for (const [label, AcpFs, storage] of setups) {
         const path = join(project, 'src', 'main.rs');
         assert.deepEqual(await client.callTool({ name: 'read_text_file', arguments: { path, line: 2, limit: 1 } }), {
           content: [{ type: 'text', text: '    hello();\r\n' }],
+          structuredContent: { content: '    hello();\r\n' },
           isError: false,
         });
         assert.deepEqual(await client.callTool({ name: 'read_text_file', arguments: { path: join(project, 'notes.md'), line: 3 } }), {
           content: [{ type: 'text', text: 'three\n' }],
+          structuredContent: { content: 'three\n' },
           isError: false,
         });
         assert.equal(seen.audits.length, 2);
@@ -177,7 +179,8 @@ for (const [label, AcpFs, storage] of setups) {
         assert.equal(nodeFs.existsSync(join(project, '.git')), false);
         assert.deepEqual(seen.changes, []);
         // Arguments are checked with the client's rules; the model reads which one is wrong.
-        assert.match(await call('read_text_file', { path: 'src/main.rs' }), /path/);
+        // A relative path is the session's cwd's (MCP tools, semantics.md §10); ~ is not expanded.
+        assert.match(await call('read_text_file', { path: '~/src/main.rs' }), /path/);
         assert.match(await call('read_text_file', { path: missing, limit: -1 }), /limit/);
         assert.match(await call('read_text_file', { path: missing, offset: 2 }), /offset/);
         assert.match(await call('write_text_file', { path: rejected }), /content/);
@@ -234,7 +237,7 @@ for (const [label, AcpFs, storage] of setups) {
       const read = await mcp.handle(
         JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'read_text_file', arguments: { path: join(project, 'notes.md'), limit: 1 } } }),
       );
-      assert.equal(read, '{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"one\\n"}],"isError":false}}');
+      assert.equal(read, '{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"one\\n"}],"structuredContent":{"content":"one\\n"},"isError":false}}');
       // A lone surrogate escape is not valid Unicode: refused naming the params member it is in
       // (semantics.md §8.1), never a silent replacement.
       const lone = await mcp.handle({

@@ -105,12 +105,16 @@ export function rangedVariants(vector) {
 /** What the vector asks of the storage (`storage` in the vector), for one read mode. */
 export function storageTraits(vector, ranged) {
   const t = vector.storage ?? {};
-  return { ranged, write: t.write !== false, realpath: t.realpath !== false, symlinks: t.symlinks !== false };
+  return { ranged, write: t.write !== false, realpath: t.realpath !== false, symlinks: t.symlinks !== false, list: t.list !== false };
 }
 
 /** A storage's methods cut to the vector's traits (left out, never faked). */
-export function withTraits(storage, { ranged, write, realpath, symlinks }) {
+export function withTraits(storage, { ranged, write, realpath, symlinks, list = true }) {
   const out = { ...storage };
+  if (!list) {
+    delete out.readdir;
+    delete out.listDirectory;
+  }
   if (!ranged) {
     delete out.readRange;
     delete out.open;
@@ -180,11 +184,9 @@ async function check(vector, got, prepared, fs) {
       if ('result' in got) failures.push(`want error ${show(e.error)}, got result ${show(got.result)}`);
       else checkError(e.error, got.error, failures);
     }
-    checkToolError(e.toolError, got, failures);
-    // A tool call refused on its arguments is answered before any operation starts (the MCP
-    // framework's rule), so it may leave no audit event; never more than one.
-    const audits = vector.request?.method === 'tools/call' ? got.audit <= 1 : got.audit === 1;
-    if (!audits) failures.push(`want one audit event, got ${got.audit}`);
+    if (e.toolError) checkToolError(e.toolError, got, failures);
+    // A tool call refused for its arguments runs no operation, so it has no audit event.
+    if (!vector.tool && got.audit !== 1) failures.push(`want one audit event, got ${got.audit}`);
   }
   if ('change' in e && !same(e.change, got.change)) failures.push(`change: want ${show(e.change)} got ${show(got.change)}`);
   if (got.changes > 1) failures.push(`one request gave ${got.changes} change records`);
@@ -202,40 +204,27 @@ async function check(vector, got, prepared, fs) {
   return failures;
 }
 
-/**
- * An MCP `tools/call` (`params` `{name, arguments}`) on the server of session `session` (default
- * `s1`): `{result}` (the tool result, an `isError` one included) or `{error}` (a protocol error);
- */
-async function toolCall(fs, { session, params }) {
-  const server = fs.mcpHandler(session ?? 's1');
-  const reply = await server.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params });
-  return reply.error ? { error: reply.error } : { result: reply.result };
-}
-
-/** Why the vector cannot run on this backend: a tool it calls that the storage cannot serve (the
- * engine leaves the tool out, semantics.md §10), or undefined. */
-function missingTool(fs, vector) {
-  const requests = [vector.request, ...(vector.steps ?? []).map((s) => s.request)];
-  for (const r of requests) {
-    if (r?.method !== 'tools/call') continue;
-    const offered = fs.mcpHandler(r.session ?? 's1').tools().map((t) => t.name);
-    if (!offered.includes(r.params?.name)) return `the storage does not offer ${r.params?.name}`;
-  }
-  return undefined;
-}
-
-/** `expect.toolError`: an `isError` tool result whose text holds every fragment. */
-function checkToolError(fragments, got, failures, label = 'tool error') {
-  if (!fragments) return;
-  const text = got.result?.content?.[0]?.text;
-  if (got.result?.isError !== true) failures.push(`${label}: want an isError result, got ${show(got)}`);
-  for (const f of fragments) if (typeof text !== 'string' || !text.includes(f)) failures.push(`${label}: ${show(text)} lacks ${show(f)}`);
-}
-
 /** One request of a `steps` vector: `{result}` or `{error}` (the JSON-RPC error object). */
-async function call(fs, request) {
-  if (request.method === 'tools/call') return toolCall(fs, request);
-  const { method, params } = request;
+/**
+ * One MCP `tools/call` (`tool`: `{name, arguments, session}`, README.md "MCP tools") on the server
+ * of `tool.session` (default: the first session): `{result}` (the tool result, an `isError` one
+ * included) or `{error}` (a protocol error).
+ */
+async function callTool(fs, tool, sessions) {
+  const mcp = fs.mcpHandler(tool.session ?? Object.keys(sessions)[0]);
+  const message = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool.name, arguments: tool.arguments ?? {} } };
+  const reply = await mcp.handle(message);
+  return reply?.error ? { error: reply.error } : { result: reply?.result };
+}
+
+/** `expect.toolError`: an `isError` tool result whose text holds every fragment (kind, argument). */
+function checkToolError(fragments, got, failures) {
+  const text = got.result?.content?.[0]?.text;
+  if (got.result?.isError !== true) failures.push(`want an isError tool result, got ${show(got)}`);
+  for (const f of fragments) if (typeof text !== 'string' || !text.includes(f)) failures.push(`tool error ${show(text)} lacks ${show(f)}`);
+}
+
+async function call(fs, { method, params }) {
   const run = method === 'fs/read_text_file' ? fs.readTextFile : fs.writeTextFile;
   try {
     return { result: await run(params ?? null) };
@@ -247,6 +236,8 @@ async function call(fs, request) {
 
 function checkStep(label, want = {}, got, change, failures, stale = null) {
   const f = [];
+  if (want.toolError) checkToolError(want.toolError, got, f);
+  else if (got.result?.isError === true && !('result' in want)) f.push(`want success, got ${show(got.result)}`);
   if ('result' in want) {
     if (got.error) f.push(`want result ${show(want.result)}, got error ${show(got.error)}`);
     else if (!same(want.result, got.result)) f.push(`result: want ${show(want.result)} got ${show(got.result)}`);
@@ -256,8 +247,6 @@ function checkStep(label, want = {}, got, change, failures, stale = null) {
     else checkError(want.error, got.error, f);
   }
   if (!('result' in want) && !want.error && got.error) f.push(`want success, got error ${show(got.error)}`);
-  checkToolError(want.toolError, got, f);
-  if (!('result' in want) && !want.toolError && got.result?.isError === true) f.push(`want success, got ${show(got.result)}`);
   if ('change' in want && !same(want.change, change)) f.push(`change: want ${show(want.change)} got ${show(change)}`);
   if ('staleDocument' in want && want.staleDocument !== stale) f.push(`staleDocument: want ${show(want.staleDocument)} got ${show(stale)}`);
   failures.push(...f.map((x) => `${label}: ${x}`));
@@ -268,11 +257,15 @@ function checkStep(label, want = {}, got, change, failures, stale = null) {
  * (`prepared.write(path, bytes | null)`) or documents between them, `documentSaved`,
  * `closeSession`/`openSession`, and `together`: writes started at once (the engine queues them).
  */
-async function runSteps(fs, steps, prepared, changes, hold, stale) {
+async function runSteps(fs, steps, prepared, changes, hold, stale, sessions) {
   const failures = [];
   for (const [i, step] of steps.entries()) {
     const label = `step ${i}`;
-    if (step.request) {
+    if (step.tool) {
+      const before = changes.length;
+      const got = await callTool(fs, step.tool, sessions);
+      checkStep(label, step.expect, got, changes.length > before ? changes[changes.length - 1] : null, failures);
+    } else if (step.request) {
       const before = changes.length;
       const staleBefore = stale.length;
       const got = await call(fs, step.request);
@@ -378,19 +371,32 @@ export async function runVector(AcpFs, original, backend) {
     }
     for (const [path, text] of Object.entries(vector.documents ?? {})) fs.documents.open(path, text);
     const got = {};
-    const missing = missingTool(fs, vector);
-    if (missing) return { skip: missing };
+    // A tool the storage cannot serve (the engine leaves it out of tools/list) skips the vector.
+    for (const step of vector.steps ?? []) {
+      if (!step.tool) continue;
+      const mcp = fs.mcpHandler(step.tool.session ?? Object.keys(vector.sessions ?? DEFAULT_SESSIONS)[0]);
+      if (!mcp.tools().some((t) => t.name === step.tool.name)) return { skip: `${step.tool.name} is not offered over this storage` };
+    }
     if (Array.isArray(vector.steps)) {
       if (typeof prepared.write !== 'function') return { skip: 'this backend cannot change files between steps' };
-      const failures = await runSteps(fs, vector.steps, prepared, changes, hold, stale);
+      const failures = await runSteps(fs, vector.steps, prepared, changes, hold, stale, vector.sessions ?? DEFAULT_SESSIONS);
       return { ...ran, got, failures: [...failures, ...(await check(vector, got, prepared, fs))] };
     }
     if (typeof vector.raw === 'string') {
       const reply = await fs.handle(vector.raw);
       got.raw = reply === null ? null : JSON.parse(reply);
-    } else if (vector.request.method === 'tools/call') {
-      Object.assign(got, await toolCall(fs, vector.request));
-      got.audit = audits;
+    } else if (vector.tool) {
+      // One MCP tools/call (README.md, "MCP tools"): the tool result, or a protocol error.
+      const sessions = vector.sessions ?? DEFAULT_SESSIONS;
+      const mcp = fs.mcpHandler(vector.tool.session ?? Object.keys(sessions)[0]);
+      const offered = mcp.tools().some((t) => t.name === vector.tool.name);
+      if (!offered && !vector.expect?.error) {
+        return { skip: `${vector.tool.name} is not offered over this storage` };
+      }
+      const message = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: vector.tool.name, arguments: vector.tool.arguments ?? {} } };
+      const reply = await mcp.handle(message);
+      if (reply?.error) got.error = reply.error;
+      else got.result = reply?.result;
     } else {
       const { method, params } = vector.request;
       const call = method === 'fs/read_text_file' ? fs.readTextFile : method === 'fs/write_text_file' ? fs.writeTextFile : null;

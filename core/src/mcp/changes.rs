@@ -1,4 +1,4 @@
-//! The tools that change files (semantics.md §10.3): `write_file`, `edit_file`,
+//! The tools that change files (semantics.md §10.7): `write_file`, `edit_file`,
 //! `create_directory` and `move_file`, with the reference server's names, arguments and result
 //! texts, and an editor's semantics: every change goes through the engine's write path or
 //! `mutate.rs` (containment, the deny list for writes, approval, open documents, change records).

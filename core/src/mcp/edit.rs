@@ -1,4 +1,4 @@
-//! `edit_file`'s text work (semantics.md §10.3): exact-text replacements applied in order to
+//! `edit_file`'s text work (semantics.md §10.7): exact-text replacements applied in order to
 //! what is there now, and the git-style unified diff the reference server answers with.
 //!
 //! Pure functions over strings: the operation (reading what is there, the ledger, approval,

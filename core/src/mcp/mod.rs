@@ -13,7 +13,7 @@
 //! let server = McpServer::new(fs, "s");
 //! let reply = server.handle(&disk, &DefaultHost, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call",
 //!     "params":{"name":"read_text_file","arguments":{"path":"/project/a.txt","line":2}}}"#).unwrap();
-//! assert_eq!(reply, r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"two\n"}],"isError":false}}"#);
+//! assert_eq!(reply, r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"two\n"}],"structuredContent":{"content":"two\n"},"isError":false}}"#);
 //! ```
 //!
 //! # Adding a tool
@@ -35,11 +35,20 @@
 //!   an error as an `isError` result) unless the tool shapes fs results itself.
 
 mod arguments;
+mod find;
+mod globs;
+mod grep;
+mod info;
+mod listing;
+mod media;
 mod output;
+mod reads;
 pub(crate) mod registry;
 mod roots;
 mod start;
+mod target;
 mod text_files;
+mod walk;
 
 mod changes;
 pub(crate) mod edit;

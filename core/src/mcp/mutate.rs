@@ -1,10 +1,10 @@
-//! The MCP tools that change the tree rather than a file's text (semantics.md §10.3):
+//! The MCP tools that change the tree rather than a file's text (semantics.md §10.7):
 //! `create_directory` (one `makeDir` per missing component) and `move_file` (one `rename` that
 //! never replaces). Like a write, each passes containment and the deny list for writes, asks
 //! the host's approval with a change record of its own kind, and leaves that record for undo.
 
 use crate::ask::Channel;
-use crate::contain::{self, Target};
+use crate::contain::{self, Access, Target};
 use crate::error::{AcpFsError, ErrorKind};
 use crate::ledger;
 use crate::path::AbsPath;
@@ -24,8 +24,8 @@ pub(crate) async fn create_directory(
     path: AbsPath,
 ) -> Result<Option<ChangeRecord>, AcpFsError> {
     let roots = shared.roots(session_id)?;
-    let real_root = contain::by_name(shared, io, &roots, &path, true).await?;
-    let mut target = contain::resolve(shared, io, &roots, real_root, path, true).await?;
+    let real_root = contain::by_name_for(shared, io, &roots, &path, Access::MakeDirectory).await?;
+    let mut target = contain::resolve_for(shared, io, &roots, real_root, path, Access::MakeDirectory).await?;
     if target.missing.is_none() && shared.caps.stat {
         target.missing = contain::missing_by_stat(io, &target.real).await;
     }

@@ -3,7 +3,7 @@
 //! `tools/call` both read it.
 
 use super::arguments::Call;
-use super::{changes, output, roots, text_files};
+use super::{changes, find, grep, info, listing, media, output, reads, roots, text_files};
 use crate::error::AcpFsError;
 use crate::operation::Operation;
 use crate::protocol::Response;
@@ -66,6 +66,8 @@ impl Annotations {
 pub(crate) enum Need {
     /// Writes are wired (a write-capable storage, and not `readOnly`).
     Write,
+    /// The storage describes a file (`StorageCaps::stat`).
+    Stat,
     /// The storage lists directories (`StorageCaps::list`).
     List,
     /// The storage renames without replacing (`StorageCaps::rename`).
@@ -79,6 +81,7 @@ impl Need {
     pub fn unmet(self, shared: &Shared) -> Option<&'static str> {
         match self {
             Need::Write if !shared.can_write() => Some("writes are off (a read-only storage or option readOnly)"),
+            Need::Stat if !shared.caps.stat => Some("the storage cannot stat (caps.stat)"),
             Need::List if !shared.caps.list => Some("the storage cannot list directories (caps.list)"),
             Need::Rename if !shared.caps.rename => Some("the storage cannot rename (caps.rename)"),
             Need::MakeDir if !shared.caps.make_dir => Some("the storage cannot make a directory (caps.makeDir)"),
@@ -90,12 +93,21 @@ impl Need {
 /// Every tool, in `tools/list` order. Registering a tool is adding it here (see the module
 /// docs of `mcp`).
 pub(crate) const TOOLS: &[&Tool] = &[
-    &text_files::READ_TEXT_FILE,
+    &reads::READ_TEXT_FILE,
     &text_files::WRITE_TEXT_FILE,
+    &reads::READ_FILE,
+    &media::READ_MEDIA_FILE,
+    &reads::READ_MULTIPLE_FILES,
     &changes::WRITE_FILE,
     &changes::EDIT_FILE,
     &changes::CREATE_DIRECTORY,
+    &listing::LIST_DIRECTORY,
+    &listing::LIST_DIRECTORY_WITH_SIZES,
+    &listing::DIRECTORY_TREE,
     &changes::MOVE_FILE,
+    &find::SEARCH_FILES,
+    &grep::SEARCH_TEXT,
+    &info::GET_FILE_INFO,
     &roots::LIST_ALLOWED_DIRECTORIES,
 ];
 

@@ -1,25 +1,13 @@
-//! `read_text_file` and `write_text_file`: the fs methods as tools, with the agent side's
+//! `write_text_file`: the fs write method as a tool, with the agent side's
 //! argument rules and results (`agent.rs`), so a model sees the same thing over ACP v1 and MCP.
 
 use super::arguments::Call;
 use super::registry::{Annotations, Tool};
-use crate::agent::{self, READ_TOOL, WRITE_TOOL};
+use crate::agent::{self, WRITE_TOOL};
 use crate::error::AcpFsError;
 use crate::operation::Operation;
 use crate::protocol::Response;
 use serde_json::Value;
-
-pub(crate) const READ_TEXT_FILE: Tool = Tool {
-    name: READ_TOOL,
-    title: "Read Text File",
-    description: agent::READ_DESCRIPTION,
-    input: agent::read_input_schema,
-    output: None,
-    annotations: Annotations::READ_ONLY,
-    needs: &[],
-    start: |call| start(READ_TOOL, call),
-    answer: |args, result| answer(READ_TOOL, args, result),
-};
 
 pub(crate) const WRITE_TEXT_FILE: Tool = Tool {
     name: WRITE_TOOL,

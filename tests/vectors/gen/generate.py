@@ -60,8 +60,9 @@ FILES = [
 
 KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 TOP_KEYS = {"name", "rule", "options", "sessions", "files", "storage", "documents", "hooks", "request", "raw", "expect"}
-# Hand-written files may also hold sequences (README.md, "Sequences").
-HAND_TOP_KEYS = TOP_KEYS | {"steps"}
+# Hand-written files may also hold sequences (README.md, "Sequences") and MCP tool calls
+# (README.md, "MCP tools").
+HAND_TOP_KEYS = TOP_KEYS | {"steps", "tool"}
 
 
 class Unaccounted(Exception):
@@ -203,7 +204,7 @@ def validate_hand_written(hand_vectors, names):
             names.add(n)
             assert set(v) <= HAND_TOP_KEYS, (fname, n, set(v) - HAND_TOP_KEYS)
             assert isinstance(v.get("rule"), str) and v["rule"].startswith("§"), (fname, n)
-            assert len([k for k in ("request", "raw", "steps") if k in v]) == 1, (fname, n)
+            assert len([k for k in ("request", "raw", "steps", "tool") if k in v]) == 1, (fname, n)
             assert isinstance(v.get("expect"), dict), (fname, n)
             assert cov, (fname, n)
             for c in cov:
