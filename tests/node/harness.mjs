@@ -304,8 +304,8 @@ function diskBackend(name, ranged, makeStorage, { full = !makeStorage } = {}) {
       const reason = diskSkipReason(original);
       if (reason) return { skip: reason };
       const flags = storageTraits(original, ranged);
-      if (full && (!flags.write || !flags.realpath || !flags.symlinks || !ranged)) {
-        return { skip: `${name} always has every capability (write, symlinks, realpath, ranged reads)` };
+      if (full && (!flags.write || !flags.realpath || !flags.symlinks || !flags.list || !ranged)) {
+        return { skip: `${name} always has every capability (write, symlinks, realpath, listing, ranged reads)` };
       }
       const dir = makeTempDir();
       const vector = prefixVector(original, dir);
