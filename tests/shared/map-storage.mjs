@@ -26,12 +26,13 @@ const enotdir = (path, syscall) => fsError('ENOTDIR', 'not a directory', path, s
  */
 export class MapStorage {
   /** Traits left out are methods left out, never faked (`storageTraits` of tests/shared/vectors.mjs). */
-  constructor({ ranged = true, write = true, realpath = true } = {}) {
+  constructor({ ranged = true, write = true, realpath = true, list = true } = {}) {
     this.files = new Map();
     this.dirs = new Set(['/']);
     this.special = new Set();
     this.calls = [];
     if (!ranged) this.readRange = undefined;
+    if (!list) this.readdir = undefined;
     if (!write) {
       this.writeFile = undefined;
       this.mkdir = undefined;
@@ -120,6 +121,17 @@ export class MapStorage {
     this.calls.push(['readRange', path, offset, length]);
     const b = this.bytes(path);
     return b.subarray(Math.min(offset, b.length), Math.min(offset + length, b.length));
+  }
+  /** The names directly in the directory `path` (files, special files and directories alike). */
+  readdir(path) {
+    this.calls.push(['readdir', path]);
+    if (this.blockedBy(path) || this.files.has(path)) throw enotdir(path, 'scandir');
+    if (!this.dirs.has(path) && !isRoot(path)) throw enoent(path, 'scandir');
+    const names = new Set();
+    for (const p of [...this.files.keys(), ...this.dirs]) {
+      if (p !== path && parentOf(p) === path) names.add(p.slice(path.length).replace(/^[\\/]/, ''));
+    }
+    return [...names];
   }
   writeFile(path, data) {
     this.calls.push(['writeFile', path]);
