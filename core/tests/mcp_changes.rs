@@ -135,6 +135,30 @@ fn a_moved_open_document_is_read_and_edited_under_its_new_name() {
     assert_eq!(storage.get("/p/k2.txt").unwrap(), b"k\n", "the buffer took the edit, not the disk");
 }
 
+/// Not a vector: a browser's OPFS cannot move a directory (its storage answers ENOTSUP), so the
+/// one vector would not hold on every backend. The engine's side is the same on every storage.
+#[test]
+fn a_directory_moves_with_its_files_and_its_open_documents() {
+    let (storage, fs, server) = setup();
+    storage.put("/p/d/x.txt", "x\n");
+    storage.put("/p/d/e/y.txt", "y\n");
+    fs.open_document("/p/d/e/y.txt", "y typed\n").unwrap();
+    storage.put("/p/dd.txt", "dd\n");
+    fs.open_document("/p/dd.txt", "dd typed\n").unwrap();
+    let moved = call(&server, &storage, &DefaultHost, "move_file", json!({"source": "/p/d", "destination": "/p/z"}));
+    assert_eq!(
+        text(&moved),
+        "Successfully moved /p/d to /p/z\nThe open editor buffer of /p/d/e/y.txt is now /p/z/e/y.txt."
+    );
+    assert_eq!(storage.get("/p/z/x.txt").unwrap(), b"x\n");
+    assert_eq!(storage.get("/p/z/e/y.txt").unwrap(), b"y\n");
+    assert!(!storage.exists("/p/d"));
+    assert_eq!(fs.document("/p/z/e/y.txt").as_deref(), Some("y typed\n"));
+    assert_eq!(fs.document("/p/d/e/y.txt"), None);
+    // A document whose name only starts like the source's is not below it.
+    assert_eq!(fs.document("/p/dd.txt").as_deref(), Some("dd typed\n"));
+}
+
 #[test]
 fn moves_queued_on_the_same_two_paths_run_one_after_the_other() {
     use acp_fs::{Io, Step};

@@ -169,7 +169,6 @@ HAND_WRITTEN = [
             "mcp-move-file-destination-outside-roots": ["107.move-checks"],
             "mcp-move-file-into-itself": ["107.move-checks"],
             "mcp-move-file-root-is-not-moved": ["107.move-checks"],
-            "mcp-move-file-directory": ["107.move"],
             "mcp-move-file-open-document-follows": ["107.move-documents"],
             "mcp-move-file-refuses-a-symlink": ["107.move-checks"],
             "mcp-move-file-deny-list": ["107.deny"],
