@@ -42,7 +42,7 @@ mod held;
 mod operation;
 mod step;
 
-pub use answer::{classify, HostAnswer, HostError, HostMetadata};
+pub use answer::{classify, HostAnswer, HostEntry, HostError, HostMetadata};
 pub use engine::HostEngine;
 pub use held::HeldOperations;
 pub use operation::HostOperation;

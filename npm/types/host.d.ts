@@ -23,6 +23,8 @@ export type HostError = { code?: string, name?: string, message?: string, };
 
 export type HostMetadata = { kind: FileKind, size: number, links?: number, modifiedMs?: number, changedMs?: number, fileId?: string, };
 
+export type HostEntry = { name: string, metadata: HostMetadata, };
+
 export type HostOutcome = { result?: Response, error?: AcpFsError, change: ChangeRecord | null, staleDocument?: string, reply?: string, };
 
 export type HostStep = { io: Io, bytes?: Uint8Array, 

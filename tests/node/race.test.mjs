@@ -188,17 +188,8 @@ describe('races against a swapping agent (real disk)', { concurrency: false }, (
       const fs = new (backend.AcpFs ?? AcpFs)(backend.make());
       fs.openSession('s', { cwd: root });
 
-      const swapper = spawn(process.execPath, ['-e', SWAPPER, root, outside], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-      let rounds = 0;
-      swapper.on('message', (n) => {
-        rounds = n;
-      });
       // Let the swapper get going before the first request.
-      const started = await new Promise((resolve) => {
-        swapper.once('message', () => resolve(true));
-        swapper.once('exit', () => resolve(false));
-      });
-      assert.ok(started, 'the swapper died before its first round');
+      const swapper = await startSwapper(root, outside);
 
       const counts = { ok: 0, refused: 0, outsideBytesRead: 0, errorKinds: {} };
       const leaks = [];
@@ -232,18 +223,17 @@ describe('races against a swapping agent (real disk)', { concurrency: false }, (
       try {
         await Promise.all(Array.from({ length: CONCURRENCY }, worker));
       } finally {
-        swapper.kill('SIGKILL');
-        await new Promise((resolve) => (swapper.exitCode !== null ? resolve() : swapper.once('exit', resolve)));
+        await swapper.stop();
       }
 
       const afterOutside = snapshot(outside);
       const changed = [...before].filter(([n, c]) => afterOutside.get(n) !== c).map(([n]) => n);
       const created = [...afterOutside.keys()].filter((n) => !before.has(n));
       const left = temps(base);
-      const report = { ...counts, swapRounds: rounds, outsideChanged: changed.length, outsideCreated: created.length, tempsLeft: left.length };
+      const report = { ...counts, swapRounds: swapper.rounds(), outsideChanged: changed.length, outsideCreated: created.length, tempsLeft: left.length };
       t.diagnostic(`${backend.name}: ${JSON.stringify(report)}`);
       if (process.env.ACP_FS_RACE_LOG) console.log(`${backend.name}: ${JSON.stringify(report)}`);
-      assert.ok(rounds > 0, 'the swapper never ran');
+      assert.ok(swapper.rounds() > 0, 'the swapper never ran');
       if (backend.evidenceOnly) return;
       assert.ok(counts.ok > 0, `no request succeeded: ${JSON.stringify(counts.errorKinds)}`);
       assert.deepEqual(leaks, [], 'outside bytes were returned by reads');

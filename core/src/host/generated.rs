@@ -18,6 +18,7 @@ fn generate() -> String {
         HostAnswer::decl(&cfg),
         HostError::decl(&cfg),
         HostMetadata::decl(&cfg),
+        super::answer::HostEntry::decl(&cfg),
         HostOutcome::decl(&cfg),
         HostStep::decl(&cfg),
         HostDispatch::decl(&cfg),
