@@ -46,6 +46,8 @@ pub(crate) enum Access {
     Write,
     /// Listing or searching a directory (MCP tools): `allowExtensions` is for files.
     Directory,
+    /// Making a directory (`create_directory`): the write rules, and not `allowExtensions`.
+    MakeDirectory,
 }
 
 impl Access {
@@ -91,6 +93,7 @@ fn deny(shared: &Shared, checked: &AbsPath, requested: &AbsPath, access: Access)
     let deny = &shared.policy.deny;
     let refused = match access {
         Access::Directory => deny.check_directory(checked),
+        Access::MakeDirectory => deny.check_directory_write(checked),
         _ => deny.check(checked, access == Access::Write),
     };
     match refused {
@@ -165,6 +168,50 @@ pub(crate) async fn resolve_for(
             Ok(Target { requested: path, real, root, missing: Some(missing) })
         }
     }
+}
+
+/// Containment for a path taken as an entry of its directory (the ends of a move): the parent
+/// is resolved as [`resolve`] does, the last name is not followed, so what is checked is the
+/// entry itself and never what a link there points to. Answers the target (`missing`: whether the
+/// parent exists, `Some(0)`, or how many components up to it are missing; the entry itself is
+/// for the caller to look at) and the deny list is checked on the real name too. `path` is not
+/// a root (the caller refuses that).
+pub(crate) async fn resolve_entry(
+    shared: &Shared,
+    io: &Channel,
+    roots: &[AbsPath],
+    real_root: Option<AbsPath>,
+    path: AbsPath,
+    writing: bool,
+) -> Result<Target, AcpFsError> {
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name().map(str::to_owned)) else {
+        return resolve(shared, io, roots, real_root, path, writing).await;
+    };
+    let dir = resolve(shared, io, roots, real_root, parent, writing).await?;
+    let real = dir.real.join([name.as_str()]);
+    if !real.same_as(&path) {
+        deny(shared, &real, &path, Access::of(writing))?;
+    }
+    Ok(Target { requested: path, real, root: dir.root, missing: dir.missing })
+}
+
+/// How many trailing components of `path` do not exist (0: it exists), by stat, for a storage
+/// without symlinks, which [`resolve`] does not walk; `None` when the storage fails otherwise
+/// than "not found". The same count [`Target::missing`] holds where symlinks are resolved.
+pub(crate) async fn missing_by_stat(io: &Channel, path: &AbsPath) -> Option<usize> {
+    let mut count = 0;
+    let mut at = Some(path.clone());
+    while let Some(p) = at {
+        match io.stat(p.as_str(), true).await {
+            Ok(_) => return Some(count),
+            Err(e) if e.kind == StorageErrorKind::NotFound => {
+                count += 1;
+                at = p.parent();
+            }
+            Err(_) => return None,
+        }
+    }
+    Some(count)
 }
 
 /// The first root whose real path contains `real`, as that real path.

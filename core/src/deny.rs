@@ -56,6 +56,12 @@ impl DenyList {
         self.check_rules(path, false)
     }
 
+    /// The rule that refuses making the directory `path`, if any: the write rules
+    /// (`write:.git/`), not `allowExtensions`.
+    pub fn check_directory_write(&self, path: &AbsPath) -> Option<String> {
+        self.check_rules(path, true)
+    }
+
     fn check_rules(&self, path: &AbsPath, writing: bool) -> Option<String> {
         let name = path.file_name().unwrap_or("");
         for rule in self.rules.iter().filter(|r| writing || !r.writes_only) {

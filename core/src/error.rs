@@ -61,6 +61,8 @@ pub enum ErrorKind {
     UserRejected,
     /// The file changed since the agent read it and the edits cannot be merged.
     StaleWrite,
+    /// Something is already where a move or a new directory would go: nothing is replaced.
+    AlreadyExists,
     /// The request was cancelled before it changed anything (`-32800`).
     Cancelled,
     /// The storage failed in a way no other kind describes.
@@ -71,7 +73,7 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// Every kind, in table order.
-    pub const ALL: [ErrorKind; 19] = [
+    pub const ALL: [ErrorKind; 20] = [
         ErrorKind::ParseError,
         ErrorKind::InvalidRequest,
         ErrorKind::MethodNotFound,
@@ -88,6 +90,7 @@ impl ErrorKind {
         ErrorKind::PermissionDenied,
         ErrorKind::UserRejected,
         ErrorKind::StaleWrite,
+        ErrorKind::AlreadyExists,
         ErrorKind::Cancelled,
         ErrorKind::StorageError,
         ErrorKind::Internal,
@@ -117,6 +120,7 @@ impl ErrorKind {
             ErrorKind::PermissionDenied => "permission_denied",
             ErrorKind::UserRejected => "user_rejected",
             ErrorKind::StaleWrite => "stale_write",
+            ErrorKind::AlreadyExists => "already_exists",
             ErrorKind::Cancelled => "cancelled",
             ErrorKind::StorageError => "storage_error",
             ErrorKind::Internal => "internal",

@@ -259,6 +259,24 @@ impl Turns {
         Ticket { turns: self.clone(), key, id }
     }
 
+    /// Joins the queues of every key at once, so that two operations that both need the same
+    /// keys are queued in the same order on each (one of them has every turn first: no
+    /// deadlock, whatever order they ask in).
+    pub fn enter_all(self: &Arc<Self>, keys: impl IntoIterator<Item = String>) -> Vec<Ticket> {
+        let mut s = self.lock();
+        s.next += 1;
+        let id = s.next;
+        let mut tickets: Vec<Ticket> = Vec::new();
+        for key in keys {
+            if tickets.iter().any(|t| t.key == key) {
+                continue;
+            }
+            s.queues.entry(key.clone()).or_default().push_back(id);
+            tickets.push(Ticket { turns: self.clone(), key, id });
+        }
+        tickets
+    }
+
     fn is_front(&self, key: &str, id: u64) -> bool {
         self.lock().queues.get(key).and_then(|q| q.front()) == Some(&id)
     }
@@ -360,5 +378,22 @@ impl std::fmt::Debug for Turn {
 impl PartialEq for Turn {
     fn eq(&self, other: &Turn) -> bool {
         Arc::ptr_eq(&self.turns, &other.turns) && self.key == other.key && self.id == other.id
+    }
+}
+
+#[cfg(test)]
+mod turn_tests {
+    use super::*;
+
+    #[test]
+    fn keys_entered_at_once_are_queued_in_one_order() {
+        let turns = Arc::new(Turns::default());
+        let first = turns.enter_all(["a".to_owned(), "b".to_owned()]);
+        let second = turns.enter_all(["b".to_owned(), "a".to_owned(), "b".to_owned()]);
+        assert_eq!(second.len(), 2, "a key named twice is one ticket");
+        assert!(first.iter().all(Ticket::ready));
+        assert!(second.iter().all(|t| !t.ready()), "behind the first on both keys, whatever the order asked");
+        drop(first);
+        assert!(second.iter().all(Ticket::ready));
     }
 }

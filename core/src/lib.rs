@@ -47,7 +47,7 @@ pub use protocol::{
     FileSystemCapability, ReadTextFileRequest, ReadTextFileResponse, Response, WriteTextFileRequest,
     WriteTextFileResponse, PROTOCOL_VERSION, READ_TEXT_FILE, WRITE_TEXT_FILE,
 };
-pub use record::{AuditEvent, ChangeRecord, DocumentWrite};
+pub use record::{AuditEvent, ChangeKind, ChangeRecord, DocumentWrite};
 
 // The engine: sessions and documents, a request as a sans-IO operation, and the loops that run it.
 mod engine;

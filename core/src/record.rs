@@ -3,8 +3,11 @@
 use crate::error::{AcpFsError, ErrorKind};
 use serde::Serialize;
 
-/// One successful write, for diffs, review and undo: the session whose agent wrote, the path
-/// written (normalized, absolute) and whether the write `created` the file, beside the texts.
+/// One successful change, for review and undo: the session whose agent made it, the path it
+/// made (normalized, absolute), and what it did. A write (no `kind`) says whether it `created`
+/// the file, beside the texts; a `move` names where the file or directory came `from`; a
+/// `makeDir` made the directory at `path`. `createdDirs` lists the directories the change
+/// created, outermost first (semantics.md §10.7): undo removes them innermost first.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
@@ -22,6 +25,38 @@ pub struct ChangeRecord {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     #[cfg_attr(feature = "ts", ts(optional, type = "true"))]
     pub merged: bool,
+    // Left out for a write, so a write's record is what it always was.
+    #[serde(skip_serializing_if = "ChangeKind::is_write")]
+    #[cfg_attr(feature = "ts", ts(optional, type = "'move' | 'makeDir'"))]
+    pub kind: ChangeKind,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub from: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(optional, type = "Array<string>"))]
+    pub created_dirs: Vec<String>,
+}
+
+/// What a [`ChangeRecord`] records. Approvals carry it too: a host can ask differently about a
+/// move or a new directory than about a text change.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum ChangeKind {
+    /// A file's text was written (created or replaced): `oldText`/`newText` say how.
+    #[default]
+    Write,
+    /// A file or directory was renamed from `from` to `path`; `oldText` is `null`, `newText` empty.
+    Move,
+    /// The directory `path` was made (with `createdDirs`); `oldText` is `null`, `newText` empty.
+    MakeDir,
+}
+
+impl ChangeKind {
+    /// A text change: the kind a record leaves out.
+    pub fn is_write(&self) -> bool {
+        *self == ChangeKind::Write
+    }
 }
 
 /// The host's choice for a write that targets an open document.

@@ -18,9 +18,12 @@ pub(crate) fn storage_error(e: StorageError, path: &AbsPath) -> AcpFsError {
             format!("the path changed after it was checked and was refused ({})", e.message),
         ),
         StorageErrorKind::IsADirectory => AcpFsError::denied(ErrorKind::NotAFile, p, "the path is a directory"),
-        StorageErrorKind::AlreadyExists | StorageErrorKind::Unsupported | StorageErrorKind::Other => {
-            AcpFsError::storage(p, &e.message)
-        }
+        StorageErrorKind::AlreadyExists => AcpFsError::denied(
+            ErrorKind::AlreadyExists,
+            p,
+            "something is already at this path, and it is never replaced; choose another path",
+        ),
+        StorageErrorKind::Unsupported | StorageErrorKind::Other => AcpFsError::storage(p, &e.message),
     }
 }
 

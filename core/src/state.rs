@@ -139,6 +139,25 @@ impl Shared {
         }
     }
 
+    /// A move of `from` to `to` (a file or a directory): every document open at `from` or
+    /// below it now has the name it has after the move, text, version and state unchanged.
+    /// Answers the names moved, old and new.
+    pub fn move_documents(&self, from: &AbsPath, to: &AbsPath) -> Vec<(AbsPath, AbsPath)> {
+        let mut docs = write_lock(&self.documents);
+        let moving: Vec<AbsPath> =
+            docs.keys().filter_map(|k| AbsPath::parse(k).ok()).filter(|k| k.starts_with(from)).collect();
+        let mut moved = Vec::new();
+        for old in moving {
+            let rest = old.as_str()[from.as_str().len()..].trim_start_matches(['/', '\\']);
+            let new = if rest.is_empty() { to.clone() } else { to.join(rest.split(['/', '\\'])) };
+            if let Some(doc) = docs.remove(old.as_str()) {
+                docs.insert(new.as_str().to_owned(), doc);
+                moved.push((old, new));
+            }
+        }
+        moved
+    }
+
     pub fn close_document(&self, path: &AbsPath) {
         write_lock(&self.documents).remove(path.as_str());
     }

@@ -1,4 +1,6 @@
-//! `fs/write_text_file` (semantics.md §4, §5).
+//! `fs/write_text_file` (semantics.md §4, §5), and every other change of a file's text: the
+//! MCP tools `write_file` and `edit_file` run the same path ([`commit`]), so the ledger, the
+//! merge, the turn, approval and open documents (§9) hold for them alike.
 
 use crate::ask::Channel;
 use crate::contain::{self, Target};
@@ -7,12 +9,13 @@ use crate::file::{self, ChunkReader};
 use crate::freshness::{self, Evidence};
 use crate::index::Identity;
 use crate::ledger::{self, Current, Seen};
+use crate::mcp::edit::{self, Edit};
 use crate::operation::Done;
 use crate::options::{LineEndings, OnConflict};
 use crate::params;
 use crate::path::AbsPath;
 use crate::protocol::{Response, WriteTextFileResponse, WRITE_TEXT_FILE};
-use crate::record::{ChangeRecord, DocumentWrite};
+use crate::record::{ChangeKind, ChangeRecord, DocumentWrite};
 use crate::refuse::{self, not_text, storage_error, too_large};
 use crate::state::Shared;
 use crate::storage::{Metadata, StorageErrorKind};
@@ -32,27 +35,65 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
     if !shared.can_write() {
         return Err(AcpFsError::method_not_found(WRITE_TEXT_FILE));
     }
+    let p = params::write(&params, shared.policy.options.lenient_params)?;
+    let request =
+        Request { session_id: p.session_id, path: p.path, content: Content::Whole(p.content), dry_run: false };
+    let written = commit(&shared, &io, request).await?;
+    Ok(done(written.change, written.stale))
+}
+
+/// What a write puts in place of the file's text.
+pub(crate) enum Content {
+    /// The whole new text (`fs/write_text_file`, `write_file`).
+    Whole(String),
+    /// Replacements applied in order to what is there now (`edit_file`): the file must exist.
+    Edits(Vec<Edit>),
+}
+
+/// One change of a file's text, its params already checked.
+pub(crate) struct Request {
+    pub session_id: String,
+    pub path: AbsPath,
+    pub content: Content,
+    /// Work out the change and stop before approval: nothing is asked, written or remembered
+    /// (`edit_file`'s `dryRun`).
+    pub dry_run: bool,
+}
+
+/// What a write did (or, for a dry run, would do).
+pub(crate) struct Written {
+    pub change: ChangeRecord,
+    /// A clean document found stale on the way (freshness.rs), by its name.
+    pub stale: Option<String>,
+}
+
+/// Runs one change of a file's text after its params were checked: containment, the turn,
+/// what is there now, the ledger and the merge, approval, the open buffer or the storage.
+pub(crate) async fn commit(shared: &Arc<Shared>, io: &Channel, request: Request) -> Result<Written, AcpFsError> {
+    let shared = shared.clone();
     let opts = &shared.policy.options;
-    let p = params::write(&params, opts.lenient_params)?;
-    let roots = shared.roots(&p.session_id)?;
-    let real_root = contain::by_name(&shared, &io, &roots, &p.path, true).await?;
-    if p.content.len() as u64 > opts.max_write_bytes {
-        return Err(too_large(&p.path, opts.max_write_bytes, "the content is larger than maxWriteBytes"));
+    let Request { session_id, path, content, dry_run } = request;
+    let roots = shared.roots(&session_id)?;
+    let real_root = contain::by_name(&shared, io, &roots, &path, true).await?;
+    if let Content::Whole(content) = &content {
+        if content.len() as u64 > opts.max_write_bytes {
+            return Err(too_large(&path, opts.max_write_bytes, "the content is larger than maxWriteBytes"));
+        }
     }
-    let target = contain::resolve(&shared, &io, &roots, real_root, p.path, true).await?;
+    let target = contain::resolve(&shared, io, &roots, real_root, path, true).await?;
     let requested = &target.requested;
 
     // One write at a time per real path (semantics.md §9): everything below, from reading what
     // is there to writing, happens in this write's turn; the ticket leaves the queue when the
-    // operation ends, however it ends.
-    let ticket = shared.turns.enter(ledger::key(&target.real));
-    while !ticket.ready() {
+    // operation ends, however it ends. A dry run writes nothing and, like a read, never waits.
+    let ticket = (!dry_run).then(|| shared.turns.enter(ledger::key(&target.real)));
+    while let Some(ticket) = ticket.as_ref().filter(|t| !t.ready()) {
         io.wait(target.real.as_str(), ticket.waiter()).await.map_err(|e| storage_error(e, requested))?;
     }
 
-    let existing = existing(&shared, &io, &target).await?;
+    let existing = existing(&shared, io, &target).await?;
     // The buffer the user sees, under whichever name the host opened it (semantics.md §8.2).
-    let document = contain::document(&shared, &io, &target).await;
+    let document = contain::document(&shared, io, &target).await;
     let (document_name, document) = match document {
         Some((name, doc)) => (Some(name), Some(doc)),
         None => (None, None),
@@ -69,29 +110,49 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
     // What the agent read of this file in this session; `None`: a blind write.
     let seen = match opts.on_conflict {
         OnConflict::Overwrite => None,
-        _ => shared.ledgers.get(&p.session_id, &ledger::key(&target.real)),
+        _ => shared.ledgers.get(&session_id, &ledger::key(&target.real)),
     };
 
     // The text the user sees is what the write replaces: a buffer with unsaved edits first.
     let unsaved = document.as_ref().filter(|d| !d.clean);
     let old_text = unsaved.map(|d| d.text.to_string()).or_else(|| existing.as_ref().map(|e| e.text.clone()));
-    let encoding = match &existing {
-        Some(e) => e.encoding,
-        None if p.content.starts_with('\u{FEFF}') => Encoding::Utf8Bom,
-        None => Encoding::Utf8,
+    let keep_endings = opts.line_endings == LineEndings::Preserve;
+    let (encoding, mut new_text) = match &content {
+        Content::Whole(content) => {
+            let encoding = match &existing {
+                Some(e) => e.encoding,
+                None if content.starts_with('\u{FEFF}') => Encoding::Utf8Bom,
+                None => Encoding::Utf8,
+            };
+            let crlf = keep_endings && old_text.as_deref().is_some_and(text::uses_crlf) && !content.contains('\r');
+            let text = text::strip_bom(content);
+            (encoding, if crlf { text::to_crlf(text) } else { text.to_owned() })
+        }
+        // An edit applies where its oldText is in the text the user sees now, so it keeps
+        // whatever else changed since the agent read the file (semantics.md §10.7).
+        Content::Edits(edits) => {
+            let Some(old) = &old_text else { return Err(AcpFsError::not_found(requested.as_str())) };
+            let text = edit::apply(old, edits, keep_endings)?;
+            if text.len() as u64 > opts.max_write_bytes {
+                return Err(too_large(requested, opts.max_write_bytes, "the edited text is larger than maxWriteBytes"));
+            }
+            (existing.as_ref().map_or(Encoding::Utf8, |e| e.encoding), text)
+        }
     };
-    let crlf = opts.line_endings == LineEndings::Preserve
-        && old_text.as_deref().is_some_and(text::uses_crlf)
-        && !p.content.contains('\r');
-    let mut new_text =
-        if crlf { text::to_crlf(text::strip_bom(&p.content)) } else { text::strip_bom(&p.content).to_owned() };
     let created = existing.is_none() && document.is_none();
 
     // Stale writes (semantics.md §9): the file changed since the agent read it.
     let mut merged = false;
     if let Some((seen, seen_doc)) = &seen {
         let now = current(document.as_ref(), existing.as_ref());
-        if ledger::changed(seen, *seen_doc, &now) {
+        if ledger::changed(seen, *seen_doc, &now) && matches!(content, Content::Edits(_)) {
+            // An edit needs no merge base: its oldText, found once in the current text, is the
+            // anchor. Only `reject` refuses it.
+            if opts.on_conflict == OnConflict::Reject {
+                return Err(stale(requested, opts.on_conflict, seen));
+            }
+            merged = opts.on_conflict == OnConflict::Merge;
+        } else if ledger::changed(seen, *seen_doc, &now) {
             let base = match (opts.on_conflict, seen, now.text) {
                 (OnConflict::Merge, Seen::Text(base), Some(now)) => Some((base, now)),
                 _ => None,
@@ -109,19 +170,47 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
         }
     }
 
-    let parents_missing = target.missing.map(|m| m > 1);
+    // How much of the path is missing: known from the real-path walk, or else (a storage without
+    // symlinks) from stats up the path, so that the record can list the parents a write makes.
+    let missing = match target.missing {
+        None if existing.is_none() && shared.caps.stat => contain::missing_by_stat(io, &target.real).await,
+        known => known,
+    };
+    let parents_missing = missing.map(|m| m > 1);
     if existing.is_none() && !opts.create_parents && parents_missing == Some(true) {
         return Err(AcpFsError::not_found(requested.as_str()));
     }
 
-    let change = ChangeRecord {
-        session_id: p.session_id.clone(),
+    // The parents the storage will make, as the agent named them, outermost first; unknown to a
+    // storage that cannot resolve paths (`missing` is `None`), which then reports none.
+    let make_parents =
+        existing.is_none() && opts.create_parents && shared.caps.make_dirs && parents_missing != Some(false);
+    let created_dirs: Vec<String> = match missing {
+        Some(missing) if make_parents => {
+            let mut dirs: Vec<String> = std::iter::successors(requested.parent(), AbsPath::parent)
+                .take(missing.saturating_sub(1))
+                .map(|d| d.as_str().to_owned())
+                .collect();
+            dirs.reverse();
+            dirs
+        }
+        _ => Vec::new(),
+    };
+
+    let mut change = ChangeRecord {
+        session_id: session_id.clone(),
         path: requested.as_str().to_owned(),
         created,
         old_text,
         new_text,
         merged,
+        kind: ChangeKind::Write,
+        from: None,
+        created_dirs: if document_name.is_none() { created_dirs.clone() } else { Vec::new() },
     };
+    if dry_run {
+        return Ok(Written { change, stale: stale_document });
+    }
     if !io.approve(change.clone()).await.map_err(|e| storage_error(e, requested))? {
         return Err(AcpFsError::denied(ErrorKind::UserRejected, requested.as_str(), "the user rejected this write"));
     }
@@ -132,7 +221,7 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
         let moved = match (&document_name, &document) {
             (Some(name), Some(before)) => shared.document(name).is_none_or(|d| d.version != before.version),
             _ => {
-                let again = self::existing(&shared, &io, &target).await?;
+                let again = self::existing(&shared, io, &target).await?;
                 again.map(|e| e.text) != existing.as_ref().map(|e| e.text.clone())
             }
         };
@@ -145,8 +234,8 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
             ));
         }
     }
-    let remember = |shared: &Shared, document: Option<u64>| {
-        shared.remember(&p.session_id, &target.real, Seen::Text(Arc::from(change.new_text.as_str())), document);
+    let remember = |shared: &Shared, change: &ChangeRecord, document: Option<u64>| {
+        shared.remember(&session_id, &target.real, Seen::Text(Arc::from(change.new_text.as_str())), document);
     };
 
     if let Some(name) = &document_name {
@@ -158,20 +247,21 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
         };
         let version = shared.put_document(name, &change.new_text, through);
         if !through {
-            remember(&shared, Some(version));
-            return Ok(done(change, stale_document));
+            remember(&shared, &change, Some(version));
+            return Ok(Written { change, stale: stale_document });
         }
+        change.created_dirs = created_dirs;
     }
 
     // The directories this write makes for its file, deepest first: a write that fails takes
     // them back, so a failed request leaves no trace (semantics.md §5).
     let mut made: Vec<AbsPath> = Vec::new();
-    if existing.is_none() && opts.create_parents && shared.caps.make_dirs && parents_missing != Some(false) {
+    if make_parents {
         if let Some(parent) = target.real.parent() {
-            let count = target.missing.map_or(0, |m| m.saturating_sub(1));
+            let count = missing.map_or(0, |m| m.saturating_sub(1));
             made = std::iter::successors(Some(parent.clone()), AbsPath::parent).take(count).collect();
             if let Err(e) = io.make_dirs(target.root.as_str(), parent.as_str()).await {
-                take_back(&io, &target.root, &made).await;
+                take_back(io, &target.root, &made).await;
                 return Err(write_error(e, requested));
             }
         }
@@ -179,7 +269,7 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
     let bytes = text::encode(&change.new_text, encoding);
     let written = io.write(target.root.as_str(), target.real.as_str(), bytes).await;
     if written.is_err() {
-        take_back(&io, &target.root, &made).await;
+        take_back(io, &target.root, &made).await;
     }
     // Whatever the outcome, what the index knows about this file may be stale now (a failed
     // write may still have replaced it). Readers that opened the old version and record after
@@ -187,9 +277,9 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Resu
     shared.line_index().forget(target.real.as_str());
     match written {
         Ok(()) => {
-            remember(&shared, None);
+            remember(&shared, &change, None);
             drop(ticket);
-            Ok(done(change, stale_document))
+            Ok(Written { change, stale: stale_document })
         }
         Err(e) => Err(write_error(e, requested)),
     }

@@ -295,7 +295,8 @@ fn mcp_surface_lists_calls_and_denies() {
     assert!(names.contains(&"list_allowed_directories"), "{names:?}");
     for t in tools {
         let read_only = t["annotations"]["readOnlyHint"].as_bool().unwrap();
-        assert_eq!(read_only, t["name"] != "write_text_file", "{t}");
+        let changes = ["write_text_file", "write_file", "edit_file", "create_directory", "move_file"];
+        assert_eq!(read_only, !changes.contains(&t["name"].as_str().unwrap()), "{t}");
         assert_eq!(t["annotations"]["openWorldHint"], false);
     }
     assert!(tools[0]["description"].as_str().unwrap().contains("/p"), "roots in the description");

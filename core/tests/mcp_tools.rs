@@ -103,9 +103,14 @@ fn every_tool_declares_schemas_and_hints() {
         assert_eq!(t["inputSchema"]["additionalProperties"], false, "{name}");
         assert!(t["title"].is_string(), "{name}");
         assert_eq!(t["annotations"]["openWorldHint"], false, "{name}");
+        // The tools that change files (semantics.md §10.7) say so; every other one is read-only.
+        let changes = ["write_file", "edit_file", "create_directory", "move_file"].contains(&name);
         if name != "write_text_file" {
-            assert_eq!(t["annotations"]["readOnlyHint"], true, "{name}");
+            assert_eq!(t["annotations"]["readOnlyHint"], !changes, "{name}");
             assert_eq!(t["outputSchema"]["type"], "object", "{name}: a structuredContent shape");
+        }
+        if changes {
+            assert!(t["annotations"]["destructiveHint"].is_boolean(), "{name}");
         }
     }
 }

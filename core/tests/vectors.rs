@@ -185,7 +185,10 @@ fn run_vector(v: &Value, ranged: bool, fails: &mut Vec<String>) {
     } else if let Some(steps) = v.get("steps").and_then(Value::as_array) {
         for (i, step) in steps.iter().enumerate() {
             let at = format!("{where_} step {i}");
-            if step.get("request").is_some() {
+            if let Some(tool) = step.get("tool") {
+                let want = step.get("expect").cloned().unwrap_or(json!({}));
+                call_tool(&fs, &storage, &host, &sessions, tool, &want, &at, fails);
+            } else if step.get("request").is_some() {
                 let Some(op) = start(&fs, step, &at, fails) else { return };
                 check_outcome(&at, &acp_fs::run(op, &storage, &host), step.get("expect").unwrap_or(&json!({})), fails);
             } else if let Some(edit) = step.get("edit") {
@@ -261,8 +264,9 @@ fn first_session(sessions: &Value) -> String {
     sessions.as_object().and_then(|s| s.keys().next().cloned()).unwrap_or_else(|| "s1".into())
 }
 
-/// A `tool` vector: one MCP `tools/call` (tests/vectors/README.md); the tool result is
-/// `expect.result` exactly, a protocol error (an unknown tool) `expect.error`.
+/// A `tool` vector or step: one MCP `tools/call` (tests/vectors/README.md); the tool result is
+/// `expect.result` exactly, a protocol error (an unknown tool) `expect.error`, an `isError`
+/// result holding every fragment `expect.toolError`; `expect.change` is the call's change record.
 #[allow(clippy::too_many_arguments)]
 fn call_tool(
     fs: &AcpFs,
@@ -278,15 +282,39 @@ fn call_tool(
     let server = acp_fs::mcp::McpServer::new(fs.clone(), session);
     let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                          "params": {"name": tool["name"], "arguments": tool.get("arguments").cloned().unwrap_or(json!({}))}});
-    let Some(reply) = server.handle(storage, host, &message.to_string()) else {
-        return fails.push(format!("{where_}: tools/call got no reply"));
+    let (reply, change) = match server.dispatch(&message.to_string()) {
+        acp_fs::mcp::McpDispatch::Reply(reply) => (reply, None),
+        acp_fs::mcp::McpDispatch::Call(call) => {
+            let (op, reply) = call.into_parts();
+            let outcome = acp_fs::run(op, storage, host);
+            (reply.respond(&outcome), outcome.change)
+        }
+        _ => return fails.push(format!("{where_}: tools/call got no reply")),
     };
     let reply: Value = serde_json::from_str(&reply).expect("the reply is JSON");
-    match (reply.get("result"), expect.get("result"), reply.get("error"), expect.get("error")) {
-        (Some(got), Some(want), _, _) if got != want => fails.push(format!("{where_}: result: want {want} got {got}")),
-        (Some(_), Some(_), _, _) => {}
-        (_, _, Some(got), Some(want)) => check_error(where_, want, got, fails),
-        _ => fails.push(format!("{where_}: want {expect} got {reply}")),
+    if let Some(fragments) = expect.get("toolError").and_then(Value::as_array) {
+        let text = reply.pointer("/result/content/0/text").and_then(Value::as_str).unwrap_or("");
+        if reply.pointer("/result/isError") != Some(&Value::Bool(true)) {
+            fails.push(format!("{where_}: want an isError result, got {reply}"));
+        }
+        for f in fragments.iter().filter_map(Value::as_str).filter(|f| !text.contains(f)) {
+            fails.push(format!("{where_}: tool error {text:?} lacks {f:?}"));
+        }
+    } else {
+        match (reply.get("result"), expect.get("result"), reply.get("error"), expect.get("error")) {
+            (Some(got), Some(want), _, _) if got != want => {
+                fails.push(format!("{where_}: result: want {want} got {got}"))
+            }
+            (Some(_), Some(_), _, _) => {}
+            (_, _, Some(got), Some(want)) => check_error(where_, want, got, fails),
+            _ => fails.push(format!("{where_}: want {expect} got {reply}")),
+        }
+    }
+    if let Some(want) = expect.get("change") {
+        let got = serde_json::to_value(&change).unwrap();
+        if *want != got {
+            fails.push(format!("{where_}: change: want {want} got {got}"));
+        }
     }
 }
 

@@ -152,10 +152,12 @@ export interface AcpFsOptions extends EngineOptions {
   storage?: AcpFsStorage;
   /**
    * Asked before every write that passed the policy; the response waits for it (a person may take
-   * minutes). `false` rejects the write with `user_rejected`. Absent = approve.
+   * minutes). `false` rejects the write with `user_rejected`. Absent = approve. The MCP tools that
+   * move files or make directories ask it too, with a record of their own `kind` (`'move'`,
+   * `'makeDir'`; a write has none): semantics.md §10.7.
    */
   approveWrite?: (change: ChangeRecord) => MaybePromise<boolean>;
-  /** Called after every successful write. */
+  /** Called after every successful change (a write; over MCP also a move or new directories). */
   onChange?: (change: ChangeRecord) => void;
   /** Called once per request. */
   onAudit?: (event: AuditEvent) => void;

@@ -42,7 +42,7 @@ export type Io = { "op": "stat", path: string, follow: boolean, } | { "op": "rea
 
 export type AcpFsError = { kind: ErrorKind, code: number, message: string, data: JsonValue, };
 
-export type ErrorKind = "parse_error" | "invalid_request" | "method_not_found" | "invalid_params" | "not_found" | "path_outside_roots" | "symlink_escape" | "denied_by_pattern" | "not_a_file" | "hard_link" | "binary_file" | "not_utf8" | "file_too_large" | "permission_denied" | "user_rejected" | "stale_write" | "cancelled" | "storage_error" | "internal";
+export type ErrorKind = "parse_error" | "invalid_request" | "method_not_found" | "invalid_params" | "not_found" | "path_outside_roots" | "symlink_escape" | "denied_by_pattern" | "not_a_file" | "hard_link" | "binary_file" | "not_utf8" | "file_too_large" | "permission_denied" | "user_rejected" | "stale_write" | "already_exists" | "cancelled" | "storage_error" | "internal";
 
 export type ChangeRecord = { sessionId: string, path: string, created: boolean, 
 /**
@@ -57,7 +57,7 @@ newText: string,
  * The file had changed since the agent read it and `new_text` is the three-way merge of
  * both edits (semantics.md §9); only sent when true.
  */
-merged?: true, };
+merged?: true, kind?: 'move' | 'makeDir', from?: string, createdDirs?: Array<string>, };
 
 export type AuditEvent = { 
 /**

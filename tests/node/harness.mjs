@@ -64,6 +64,7 @@ function memfsStorage(vol, special, { ranged, write, realpath, symlinks, list })
   if (write) {
     storage.writeFile = (path, data) => p.writeFile(path, data);
     storage.mkdir = (path, opts) => p.mkdir(path, opts);
+    storage.rename = (from, to) => p.rename(from, to);
   }
   return storage;
 }
@@ -81,6 +82,7 @@ function fsPromisesStorage({ ranged, write, realpath, symlinks, list }) {
   if (write) {
     storage.writeFile = p.writeFile;
     storage.mkdir = p.mkdir;
+    storage.rename = p.rename;
   }
   return storage;
 }
@@ -135,6 +137,29 @@ export function prefixVector(vector, prefix) {
     }
     return out;
   };
+  // A change record names paths in `path`, and in `from` and `createdDirs` when it has them.
+  const pxChange = (c) => ({
+    ...c,
+    path: px(c.path),
+    ...('from' in c ? { from: px(c.from) } : {}),
+    ...(Array.isArray(c.createdDirs) ? { createdDirs: c.createdDirs.map(px) } : {}),
+  });
+  // Tool answers are text: every absolute path in them (a line's start, after a space, in a
+  // file: URI) is the vector's, so it moves under the prefix too.
+  const pxText = (t) =>
+    t.replace(/(^|[\s(])(\/[^\s]*)/gm, (_, a, p) => a + px(p)).replace(/file:\/\/(\/[^\s"]*)/g, (_, p) => `file://${px(p)}`);
+  const pxDeep = (x) =>
+    typeof x === 'string' ? pxText(x) : Array.isArray(x) ? x.map(pxDeep) : x && typeof x === 'object' ? Object.fromEntries(Object.entries(x).map(([k, y]) => [k, pxDeep(y)])) : x;
+  /** A `tool` call's arguments (`path`, `paths`, `source`, `destination`) and what it expects. */
+  const pxToolCall = (tool, expect) => {
+    const args = tool.arguments;
+    if (args) {
+      for (const k of ['path', 'source', 'destination']) if (typeof args[k] === 'string') args[k] = px(args[k]);
+      if (Array.isArray(args.paths)) args.paths = args.paths.map(px);
+    }
+    if (expect?.result) expect.result = pxDeep(expect.result);
+    if (Array.isArray(expect?.toolError)) expect.toolError = expect.toolError.map(pxText);
+  };
   const v = structuredClone(vector);
   v.files = v.files
     ? Object.fromEntries(
@@ -166,27 +191,14 @@ export function prefixVector(vector, prefix) {
     // Textual, so the id and every other byte of the message stay as the vector wrote them.
     v.raw = v.raw.replace(/("path"\s*:\s*")\//g, (_, a) => `${a}${prefix}/`);
   }
-  if (v.tool?.arguments) {
-    const args = v.tool.arguments;
-    for (const k of ['path', 'source', 'destination']) if (typeof args[k] === 'string') args[k] = px(args[k]);
-    if (Array.isArray(args.paths)) args.paths = args.paths.map(px);
-  }
   const e = v.expect ?? {};
-  if (v.tool && e.result) {
-    // Tool answers are text: every absolute path in them (a line's start, after a space, in a
-    // file: URI) is the vector's, so it moves under the prefix too.
-    const pxText = (t) =>
-      t.replace(/(^|[\s(])(\/[^\s]*)/gm, (_, a, p) => a + px(p)).replace(/file:\/\/(\/[^\s"]*)/g, (_, p) => `file://${px(p)}`);
-    const deep = (x) =>
-      typeof x === 'string' ? pxText(x) : Array.isArray(x) ? x.map(deep) : x && typeof x === 'object' ? Object.fromEntries(Object.entries(x).map(([k, y]) => [k, deep(y)])) : x;
-    e.result = deep(e.result);
-  }
+  if (v.tool) pxToolCall(v.tool, e);
   if (e.error) e.error = pxError(e.error);
   if (e.rawError) e.rawError = pxError(e.rawError);
   if (e.raw && typeof e.raw === 'object' && e.raw.error) e.raw.error = pxError(e.raw.error);
   e.files = pxKeys(e.files);
   if (Array.isArray(e.absent)) e.absent = e.absent.map(px);
-  if (e.change && typeof e.change === 'object') e.change.path = px(e.change.path);
+  if (e.change && typeof e.change === 'object') e.change = pxChange(e.change);
   e.documents = pxKeys(e.documents);
   if (Array.isArray(v.steps)) {
     const pxStep = (step) => {
@@ -195,9 +207,10 @@ export function prefixVector(vector, prefix) {
       if (out.expect) {
         out.expect = { ...out.expect };
         if (out.expect.error) out.expect.error = pxError(out.expect.error);
-        if (out.expect.change) out.expect.change = { ...out.expect.change, path: px(out.expect.change.path) };
+        if (out.expect.change) out.expect.change = pxChange(out.expect.change);
         if (typeof out.expect.staleDocument === 'string') out.expect.staleDocument = px(out.expect.staleDocument);
       }
+      if (out.tool) pxToolCall(out.tool, out.expect);
       if (out.edit) out.edit = { files: pxKeys(out.edit.files), documents: pxKeys(out.edit.documents) };
       if (out.documentSaved) out.documentSaved = px(out.documentSaved);
       if (out.documentReloaded) out.documentReloaded = { ...out.documentReloaded, path: px(out.documentReloaded.path) };

@@ -90,7 +90,8 @@ for (const [label, AcpFs, storage] of setups) {
         assert.deepEqual(tools.map((t) => t.name).slice(0, 2), ['read_text_file', 'write_text_file']);
         assert.ok(tools.some((t) => t.name === 'list_allowed_directories'));
         for (const t of tools) {
-          assert.equal(t.annotations.readOnlyHint, t.name !== 'write_text_file', t.name);
+          const changes = ['write_text_file', 'write_file', 'edit_file', 'create_directory', 'move_file'];
+          assert.equal(t.annotations.readOnlyHint, !changes.includes(t.name), t.name);
           assert.ok(t.description.includes(project) && t.description.includes(lib), t.description);
           assert.equal(t.inputSchema.type, 'object');
           assert.equal(t.inputSchema.additionalProperties, false);
@@ -143,7 +144,8 @@ for (const [label, AcpFs, storage] of setups) {
         const result = await client.callTool({ name: 'write_text_file', arguments: { path, content: '# new\n' } });
         assert.deepEqual(result, { content: [{ type: 'text', text: `Wrote ${path} (6 bytes).` }], isError: false });
         assert.equal(nodeFs.readFileSync(path, 'utf8'), '# new\n');
-        const record = { sessionId: SESSION, path, created: true, oldText: null, newText: '# new\n' };
+        // docs/ did not exist: the record lists it, for undo (semantics.md §5).
+        const record = { sessionId: SESSION, path, created: true, oldText: null, newText: '# new\n', createdDirs: [join(project, 'docs')] };
         assert.deepEqual(seen.approvals, [record]);
         assert.deepEqual(seen.changes, [record]);
 

@@ -2,7 +2,7 @@
 // in a Map, synchronous methods), and the vector backend built on it. No Node APIs and no Buffer,
 // so the browser runner imports it as it is; the Node harness subclasses it to keep Buffers.
 
-import { ancestors, bytesOf, fileEntries, hasSymlinks, isFileContent, isHardlink, isRoot, parentOf, storageTraits } from './vectors.mjs';
+import { ancestors, bytesOf, fileEntries, hasSymlinks, isFileContent, isHardlink, isRoot, parentOf, storageTraits, WINDOWS_OR_UNC } from './vectors.mjs';
 
 /** An error as node:fs words it (`code`, `syscall`, `path`), so the driver classifies it the same. */
 function fsError(code, description, path, syscall) {
@@ -36,6 +36,7 @@ export class MapStorage {
     if (!write) {
       this.writeFile = undefined;
       this.mkdir = undefined;
+      this.rename = undefined;
     }
     // "Has symlinks, cannot resolve them" cannot come from the shape of a link-less storage.
     if (!realpath) this.capabilities = { symlinks: 'unresolvable' };
@@ -140,12 +141,50 @@ export class MapStorage {
     if (!this.dirs.has(parent) && !isRoot(parent)) throw enoent(path, 'open');
     this.files.set(path, this.copy(data));
   }
+  /** Moves a file, a special file or a directory with everything below it (the engine's storage io
+   * has checked that nothing is at `to`: a move never replaces). */
+  rename(from, to) {
+    this.calls.push(['rename', from, to]);
+    if (this.blockedBy(from)) throw enotdir(from, 'rename');
+    if (this.blockedBy(to)) throw enotdir(to, 'rename');
+    if (!this.files.has(from) && !this.special.has(from) && !this.dirs.has(from)) throw enoent(from, 'rename');
+    if (!this.dirs.has(parentOf(to)) && !isRoot(parentOf(to))) throw enoent(to, 'rename');
+    if (this.files.has(to) || this.special.has(to) || this.dirs.has(to)) throw fsError('EEXIST', 'file already exists', to, 'rename');
+    const sep = WINDOWS_OR_UNC.test(from) ? '\\' : '/';
+    const moved = (p) => (p === from || p.startsWith(from + sep) ? to + p.slice(from.length) : null);
+    for (const [path, bytes] of [...this.files]) {
+      const next = moved(path);
+      if (next !== null) {
+        this.files.delete(path);
+        this.files.set(next, bytes);
+      }
+    }
+    for (const set of [this.special, this.dirs]) {
+      for (const path of [...set]) {
+        const next = moved(path);
+        if (next !== null) {
+          set.delete(path);
+          set.add(next);
+        }
+      }
+    }
+  }
   mkdir(path, options) {
     this.calls.push(['mkdir', path]);
-    // The driver makes a write's missing parents in one call, as `fs.promises.mkdir` would.
-    if (options?.recursive !== true) throw new Error(`mkdir ${path}: want {recursive: true}, got ${JSON.stringify(options)}`);
-    if (this.blockedBy(path) || this.files.has(path)) throw enotdir(path, 'mkdir');
-    this.addDir(path);
+    if (this.blockedBy(path)) throw enotdir(path, 'mkdir');
+    // A write's missing parents in one call, as `fs.promises.mkdir(path, {recursive: true})`.
+    if (options?.recursive === true) {
+      if (this.files.has(path) || this.special.has(path)) throw enotdir(path, 'mkdir');
+      this.addDir(path);
+      return;
+    }
+    // One directory (create_directory), as `fs.promises.mkdir(path)`: EEXIST when anything is
+    // there, ENOENT without the parent.
+    if (this.files.has(path) || this.special.has(path) || this.dirs.has(path) || isRoot(path)) {
+      throw fsError('EEXIST', 'file already exists', path, 'mkdir');
+    }
+    if (!this.dirs.has(parentOf(path)) && !isRoot(parentOf(path))) throw enoent(path, 'mkdir');
+    this.dirs.add(path);
   }
 }
 

@@ -184,6 +184,7 @@ async function check(vector, got, prepared, fs) {
       if ('result' in got) failures.push(`want error ${show(e.error)}, got result ${show(got.result)}`);
       else checkError(e.error, got.error, failures);
     }
+    if (e.toolError) checkToolError(e.toolError, got, failures);
     // A tool call refused for its arguments runs no operation, so it has no audit event.
     if (!vector.tool && got.audit !== 1) failures.push(`want one audit event, got ${got.audit}`);
   }
@@ -204,6 +205,25 @@ async function check(vector, got, prepared, fs) {
 }
 
 /** One request of a `steps` vector: `{result}` or `{error}` (the JSON-RPC error object). */
+/**
+ * One MCP `tools/call` (`tool`: `{name, arguments, session}`, README.md "MCP tools") on the server
+ * of `tool.session` (default: the first session): `{result}` (the tool result, an `isError` one
+ * included) or `{error}` (a protocol error).
+ */
+async function callTool(fs, tool, sessions) {
+  const mcp = fs.mcpHandler(tool.session ?? Object.keys(sessions)[0]);
+  const message = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool.name, arguments: tool.arguments ?? {} } };
+  const reply = await mcp.handle(message);
+  return reply?.error ? { error: reply.error } : { result: reply?.result };
+}
+
+/** `expect.toolError`: an `isError` tool result whose text holds every fragment (kind, argument). */
+function checkToolError(fragments, got, failures) {
+  const text = got.result?.content?.[0]?.text;
+  if (got.result?.isError !== true) failures.push(`want an isError tool result, got ${show(got)}`);
+  for (const f of fragments) if (typeof text !== 'string' || !text.includes(f)) failures.push(`tool error ${show(text)} lacks ${show(f)}`);
+}
+
 async function call(fs, { method, params }) {
   const run = method === 'fs/read_text_file' ? fs.readTextFile : fs.writeTextFile;
   try {
@@ -216,6 +236,8 @@ async function call(fs, { method, params }) {
 
 function checkStep(label, want = {}, got, change, failures, stale = null) {
   const f = [];
+  if (want.toolError) checkToolError(want.toolError, got, f);
+  else if (got.result?.isError === true && !('result' in want)) f.push(`want success, got ${show(got.result)}`);
   if ('result' in want) {
     if (got.error) f.push(`want result ${show(want.result)}, got error ${show(got.error)}`);
     else if (!same(want.result, got.result)) f.push(`result: want ${show(want.result)} got ${show(got.result)}`);
@@ -235,11 +257,15 @@ function checkStep(label, want = {}, got, change, failures, stale = null) {
  * (`prepared.write(path, bytes | null)`) or documents between them, `documentSaved`,
  * `closeSession`/`openSession`, and `together`: writes started at once (the engine queues them).
  */
-async function runSteps(fs, steps, prepared, changes, hold, stale) {
+async function runSteps(fs, steps, prepared, changes, hold, stale, sessions) {
   const failures = [];
   for (const [i, step] of steps.entries()) {
     const label = `step ${i}`;
-    if (step.request) {
+    if (step.tool) {
+      const before = changes.length;
+      const got = await callTool(fs, step.tool, sessions);
+      checkStep(label, step.expect, got, changes.length > before ? changes[changes.length - 1] : null, failures);
+    } else if (step.request) {
       const before = changes.length;
       const staleBefore = stale.length;
       const got = await call(fs, step.request);
@@ -346,9 +372,15 @@ export async function runVector(AcpFs, original, backend) {
     }
     for (const [path, text] of Object.entries(vector.documents ?? {})) fs.documents.open(path, text);
     const got = {};
+    // A tool the storage cannot serve (the engine leaves it out of tools/list) skips the vector.
+    for (const step of vector.steps ?? []) {
+      if (!step.tool) continue;
+      const mcp = fs.mcpHandler(step.tool.session ?? Object.keys(vector.sessions ?? DEFAULT_SESSIONS)[0]);
+      if (!mcp.tools().some((t) => t.name === step.tool.name)) return { skip: `${step.tool.name} is not offered over this storage` };
+    }
     if (Array.isArray(vector.steps)) {
       if (typeof prepared.write !== 'function') return { skip: 'this backend cannot change files between steps' };
-      const failures = await runSteps(fs, vector.steps, prepared, changes, hold, stale);
+      const failures = await runSteps(fs, vector.steps, prepared, changes, hold, stale, vector.sessions ?? DEFAULT_SESSIONS);
       return { ...ran, got, failures: [...failures, ...(await check(vector, got, prepared, fs))] };
     }
     if (typeof vector.raw === 'string') {
@@ -360,7 +392,7 @@ export async function runVector(AcpFs, original, backend) {
       const mcp = fs.mcpHandler(vector.tool.session ?? Object.keys(sessions)[0]);
       const offered = mcp.tools().some((t) => t.name === vector.tool.name);
       if (!offered && !vector.expect?.error) {
-        return { skip: `${vector.tool.name} is not offered over this storage (it cannot list directories)` };
+        return { skip: `${vector.tool.name} is not offered over this storage` };
       }
       const message = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: vector.tool.name, arguments: vector.tool.arguments ?? {} } };
       const reply = await mcp.handle(message);

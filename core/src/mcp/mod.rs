@@ -50,6 +50,10 @@ mod target;
 mod text_files;
 mod walk;
 
+mod changes;
+pub(crate) mod edit;
+mod mutate;
+
 use crate::dispatch::{parse, respond};
 use crate::engine::AcpFs;
 use crate::error::AcpFsError;

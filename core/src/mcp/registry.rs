@@ -3,7 +3,7 @@
 //! `tools/call` both read it.
 
 use super::arguments::Call;
-use super::{find, grep, info, listing, media, output, reads, roots, text_files};
+use super::{changes, find, grep, info, listing, media, output, reads, roots, text_files};
 use crate::error::AcpFsError;
 use crate::operation::Operation;
 use crate::protocol::Response;
@@ -98,9 +98,13 @@ pub(crate) const TOOLS: &[&Tool] = &[
     &reads::READ_FILE,
     &media::READ_MEDIA_FILE,
     &reads::READ_MULTIPLE_FILES,
+    &changes::WRITE_FILE,
+    &changes::EDIT_FILE,
+    &changes::CREATE_DIRECTORY,
     &listing::LIST_DIRECTORY,
     &listing::LIST_DIRECTORY_WITH_SIZES,
     &listing::DIRECTORY_TREE,
+    &changes::MOVE_FILE,
     &find::SEARCH_FILES,
     &grep::SEARCH_TEXT,
     &info::GET_FILE_INFO,

@@ -46,7 +46,7 @@ RULES = [
     ("4.max-read", "§4", "`maxReadBytes` applies to whole-file reads (`file_too_large`); windowed reads of larger files are still served"),
     ("4.max-write", "§4", "`maxWriteBytes` bounds writes"),
     # 5. Writing
-    ("5.create", "§5", "The file is created if missing; parent directories are created inside the roots (`createParents`, default true)"),
+    ("5.create", "§5", "The file is created if missing; parent directories are created inside the roots (`createParents`, default true), and the change record lists them (`createdDirs`)"),
     ("5.atomic", "§5", "Real-disk writes are atomic (temp file, fsync, rename; mode kept)"),
     ("5.overlay-read", "§5", "Reads prefer a document the host has open (overlay)"),
     ("5.overlay-write", "§5", "Writes to an open document go through the host hook, never silently over unsaved edits"),
@@ -215,6 +215,26 @@ RULES = [
     ("10.grep-documents", "§10.5", "Unsaved buffers are searched instead of their files"),
     ("10.grep-binary", "§10.5", "Binary files are skipped"),
     ("10.bounds", "§10.6", "Listings, trees and searches stop at `maxListEntries`/`maxResults`/`maxListDepth` with a note"),
+    # 10.7 Changing files as MCP tools
+    ("107.write-file", "§10.7", "`write_file` is `fs/write_text_file` (§4, §5, §9), missing parents made and listed in `createdDirs`; result `Successfully wrote to <path>`"),
+    ("107.edit-order", "§10.7", "`edit_file` applies its edits in order to what is there now (an open buffer with unsaved edits, else the file), each to the text the ones before it left"),
+    ("107.edit-unique", "§10.7", "An `oldText` not found or found more than once (overlapping occurrences count) is `-32602` naming `edits[i].oldText`; nothing changes"),
+    ("107.edit-no-flex", "§10.7", "No whitespace-flexible matching; the error names the line where a trimmed-lines match starts"),
+    ("107.edit-endings", "§10.7", "In a CRLF file an LF `oldText` matches as CRLF and `newText` is written with CRLF; a BOM is kept"),
+    ("107.edit-ledger", "§10.7", "An edit applies on the current text even when the file changed since the read (`merged: true`); `onConflict: reject` refuses it (`stale_write`)"),
+    ("107.edit-missing", "§10.7", "`edit_file` of a file that does not exist is `not_found`"),
+    ("107.edit-diff", "§10.7", "The result is the reference's unified diff of the exact texts in a diff fence"),
+    ("107.edit-dry-run", "§10.7", "`dryRun`: the same diff, no approval, no write, no record"),
+    ("107.edit-args", "§10.7", "`edits` holds at least one `{oldText, newText}`; a bad or unknown member is named by index"),
+    ("107.mkdir", "§10.7", "`create_directory` is `mkdir -p`: one `makeDir` per missing component; the record (`kind: makeDir`) lists those made, outermost first"),
+    ("107.mkdir-exists", "§10.7", "A directory already there succeeds silently (nothing asked, no record); anything else there is `not_a_file`"),
+    ("107.move", "§10.7", "`move_file` is one rename; the record is `{kind: move, path: <destination>, from: <source>}`"),
+    ("107.move-no-replace", "§10.7", "An existing destination is `already_exists` and nothing changes"),
+    ("107.move-checks", "§10.7", "Both ends contained as entries (a symlink source is refused, `not_a_file`); a root is not moved, a directory not into itself; the destination's directory must exist; a missing source is `not_found`"),
+    ("107.move-documents", "§10.7", "Open documents at the source or below it follow to the new name with their unsaved text"),
+    ("107.approval", "§10.7", "Every change is approved first; a refusal is `user_rejected` and changes nothing"),
+    ("107.deny", "§10.7", "Containment and the deny list's write rules hold for every tool"),
+    ("107.undo", "§10.7", "Hosts undo a write by deleting or restoring `oldText`, a move by renaming back, then remove `createdDirs` innermost first"),
 ]
 
 NOT_EXPRESSIBLE = {
@@ -233,6 +253,7 @@ NOT_EXPRESSIBLE = {
     "82.temporaries": "Temporary files and processes belong to the disk storage, below the engine the vectors drive.",
     "9.merge-approval": "`hooks.approve` answers yes or no; the format cannot say what the approval was shown.",
     "9.approval-recheck": "Steps run one after another: nothing can change storage while an approval is pending.",
+    "107.undo": "Undo is the host's: the vectors pin the records it reads (`kind`, `from`, `createdDirs`), not what an editor does with them.",
     "9.turn-release": "Cancelling or dropping an operation that holds a turn needs two requests in flight and a cancel; `together` only starts requests.",
 }
 

@@ -457,7 +457,7 @@ def writes():
           expect={**policy("user_rejected", U), "absent": [U], "documents": {U: "draft\n"}, "change": None}),
         V("approve-true-nested-new-file-parents-created", ap + " (approved: the parents are created)", ["81.approval-first", "5.create"],
           files=F, hooks={"approve": True}, request=write("/project/new/deep/x.txt", "x\n"),
-          expect={**OK_WRITE, "files": {"/project/new/deep/x.txt": "x\n"}, "change": change("/project/new/deep/x.txt", None, "x\n")}),
+          expect={**OK_WRITE, "files": {"/project/new/deep/x.txt": "x\n"}, "change": change("/project/new/deep/x.txt", None, "x\n", dirs=["/project/new", "/project/new/deep"])}),
     ]
     cm = "§8.1 with createParents false a missing parent is Resource not found: <requested path>"
     NP = {"createParents": False}

@@ -94,7 +94,7 @@ def writes():
           files=F, request=write(A, "x"), expect=OK_WRITE),
         V("write-creates-parent-directories", "§5 parent directories are created inside the roots (default)", ["5.create"],
           files=F, request=write("/project/a/b/c/d.txt", "deep\n"),
-          expect={**OK_WRITE, "files": {"/project/a/b/c/d.txt": "deep\n"}, "change": change("/project/a/b/c/d.txt", None, "deep\n")}),
+          expect={**OK_WRITE, "files": {"/project/a/b/c/d.txt": "deep\n"}, "change": change("/project/a/b/c/d.txt", None, "deep\n", dirs=["/project/a", "/project/a/b", "/project/a/b/c"])}),
         V("write-creates-parents-explicit-true", "§5 createParents true", ["5.create"],
           options={"createParents": True}, files=F, request=write("/project/x/y.txt", "y\n"),
           expect={**OK_WRITE, "files": {"/project/x/y.txt": "y\n"}}),

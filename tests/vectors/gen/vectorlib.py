@@ -112,10 +112,13 @@ def method_off():
     return err(-32601, method=WRITE)
 
 
-def change(path, old, new, created=None, sid="s1"):
+def change(path, old, new, created=None, sid="s1", dirs=None):
     if created is None:
         created = old is None
-    return {"sessionId": sid, "path": path, "created": created, "oldText": old, "newText": new}
+    out = {"sessionId": sid, "path": path, "created": created, "oldText": old, "newText": new}
+    if dirs:
+        out["createdDirs"] = dirs  # the parents the write made, outermost first (§5, for undo)
+    return out
 
 
 def hexb(b):
