@@ -48,39 +48,53 @@ pub(crate) fn tools(caps: FileSystemCapability, where_: &str) -> Vec<Value> {
     if caps.read_text_file {
         out.push(json!({
             "name": READ_TOOL,
-            "description": format!("Read a text file through the editor, including unsaved changes{where_}. \
-                Returns the exact text of the requested lines, line terminators included."),
-            "inputSchema": {
-                "type": "object",
-                "properties": {
-                    "path": {"type": "string", "description": "Absolute path of the file."},
-                    "line": {"type": "integer", "minimum": 0, "maximum": 4294967295u64,
-                             "description": "1-based line to start at (0 or absent: the first line)."},
-                    "limit": {"type": "integer", "minimum": 0, "maximum": 4294967295u64,
-                              "description": "Maximum number of lines (absent: to the end)."}
-                },
-                "required": ["path"],
-                "additionalProperties": false
-            }
+            "description": format!("{READ_DESCRIPTION}{where_}"),
+            "inputSchema": read_input_schema(),
         }));
     }
     if caps.write_text_file {
         out.push(json!({
             "name": WRITE_TOOL,
-            "description": format!("Create or replace a text file through the editor{where_}. \
-                The editor may ask the user to approve the change."),
-            "inputSchema": {
-                "type": "object",
-                "properties": {
-                    "path": {"type": "string", "description": "Absolute path of the file."},
-                    "content": {"type": "string", "description": "The complete new text of the file."}
-                },
-                "required": ["path", "content"],
-                "additionalProperties": false
-            }
+            "description": format!("{WRITE_DESCRIPTION}{where_}"),
+            "inputSchema": write_input_schema(),
         }));
     }
     out
+}
+
+/// What the model reads about the read tool (the roots, if any, follow it).
+pub(crate) const READ_DESCRIPTION: &str = "Read a text file through the editor, including unsaved changes. \
+    Returns the exact text of the requested lines, line terminators included.";
+
+/// What the model reads about the write tool (the roots, if any, follow it).
+pub(crate) const WRITE_DESCRIPTION: &str =
+    "Create or replace a text file through the editor. The editor may ask the user to approve the change.";
+
+pub(crate) fn read_input_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "Absolute path of the file."},
+            "line": {"type": "integer", "minimum": 0, "maximum": 4294967295u64,
+                     "description": "1-based line to start at (0 or absent: the first line)."},
+            "limit": {"type": "integer", "minimum": 0, "maximum": 4294967295u64,
+                      "description": "Maximum number of lines (absent: to the end)."}
+        },
+        "required": ["path"],
+        "additionalProperties": false
+    })
+}
+
+pub(crate) fn write_input_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "Absolute path of the file."},
+            "content": {"type": "string", "description": "The complete new text of the file."}
+        },
+        "required": ["path", "content"],
+        "additionalProperties": false
+    })
 }
 
 /// Checks a model's tool arguments with exactly the client's rules and messages, and returns
@@ -168,7 +182,7 @@ pub fn tool_result(tool: &str, args: &Value, answer: Result<Option<&Value>, &Val
     }
 }
 
-fn error_text(path: &str, error: &Value) -> String {
+pub(crate) fn error_text(path: &str, error: &Value) -> String {
     let code = error.get("code").and_then(Value::as_i64).unwrap_or(codes::INTERNAL_ERROR);
     let message = error.get("message").and_then(Value::as_str).unwrap_or("unknown error");
     let data = error.get("data");

@@ -100,6 +100,8 @@ pub enum Response {
     Read(ReadTextFileResponse),
     /// `fs/write_text_file`'s result.
     Write(WriteTextFileResponse),
+    /// An MCP tool's result (`{content, structuredContent?, isError}`), as the tool shaped it.
+    Tool(Value),
 }
 
 impl Response {

@@ -259,10 +259,14 @@ fn mcp_surface_lists_calls_and_denies() {
         .is_none());
     let list = ask(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
     let tools = list["result"]["tools"].as_array().unwrap();
-    assert_eq!(
-        tools.iter().map(|t| t["name"].as_str().unwrap()).collect::<Vec<_>>(),
-        ["read_text_file", "write_text_file"]
-    );
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names[..2], ["read_text_file", "write_text_file"]);
+    assert!(names.contains(&"list_allowed_directories"), "{names:?}");
+    for t in tools {
+        let read_only = t["annotations"]["readOnlyHint"].as_bool().unwrap();
+        assert_eq!(read_only, t["name"] != "write_text_file", "{t}");
+        assert_eq!(t["annotations"]["openWorldHint"], false);
+    }
     assert!(tools[0]["description"].as_str().unwrap().contains("/p"), "roots in the description");
     let write = ask(
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write_text_file","arguments":{"path":"/p/new.txt","content":"hi"}}}"#,
@@ -282,7 +286,12 @@ fn mcp_surface_lists_calls_and_denies() {
     assert_eq!(unknown["error"]["code"], -32602);
     let ro = AcpFs::new(Options::from_json(&json!({"readOnly": true})).unwrap(), storage.caps()).unwrap();
     ro.open_session("s", "/p", &[]).unwrap();
-    assert_eq!(McpServer::new(ro, "s").tools().len(), 1, "a read-only engine offers no write tool");
+    let ro = McpServer::new(ro, "s");
+    assert!(
+        ro.tools().iter().all(|t| t["annotations"]["readOnlyHint"] == true),
+        "a read-only engine offers no write tool"
+    );
+    assert!(ro.unavailable().iter().any(|(name, why)| *name == "write_text_file" && why.contains("readOnly")));
 }
 
 #[test]

@@ -98,7 +98,7 @@ rangedReads: boolean, write: boolean, makeDirs: boolean, list: boolean, rename: 
 
 export type Symlinks = "none" | "resolvable" | "unresolvable";
 
-export type Response = ReadTextFileResponse | WriteTextFileResponse;
+export type Response = ReadTextFileResponse | WriteTextFileResponse | JsonValue;
 
 export type ReadTextFileResponse = { content: string, _meta?: { [key in string]?: JsonValue }, };
 

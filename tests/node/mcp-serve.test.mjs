@@ -151,7 +151,7 @@ for (const [label, pkg, storage] of packages) {
 
           const client = await t.client();
           const { tools } = await client.listTools();
-          assert.deepEqual(tools.map((x) => x.name), ['read_text_file', 'write_text_file']);
+          assert.deepEqual(tools.map((x) => x.name).slice(0, 2), ['read_text_file', 'write_text_file']);
           assert.ok(tools[0].description.includes(project));
 
           const main = join(project, 'src', 'main.rs');
@@ -196,7 +196,7 @@ for (const [label, pkg, storage] of packages) {
 
           // The declaration stays valid: an agent whose MCP client restarted connects again.
           const again = await t.client();
-          assert.equal((await again.listTools()).tools.length, 2);
+          assert.ok((await again.listTools()).tools.some((x) => x.name === 'write_text_file'));
           await again.close();
         } finally {
           await t.server.close();
@@ -262,7 +262,7 @@ for (const [label, pkg, storage] of packages) {
       const { fs } = makeFs();
       const t = await transports.http(fs);
       const client = await t.client();
-      assert.equal((await client.listTools()).tools.length, 2);
+      assert.ok((await client.listTools()).tools.some((x) => x.name === 'write_text_file'));
       await t.server.close();
       await t.server.close(); // idempotent
       assert.equal(t.server.closed, true);
@@ -304,7 +304,7 @@ for (const [label, pkg, storage] of packages) {
 
         // Connected; then close(): the agent's relay exits, the socket and its directory are gone.
         const client = await t.client();
-        assert.equal((await client.listTools()).tools.length, 2);
+        assert.ok((await client.listTools()).tools.some((x) => x.name === 'write_text_file'));
         const closedByServer = new Promise((resolve) => (client.onclose = resolve));
         await t.server.close();
         await closedByServer;
@@ -322,7 +322,7 @@ for (const [label, pkg, storage] of packages) {
       const t = await transports.acp(fs);
       try {
         const client = await t.client();
-        assert.equal((await client.listTools()).tools.length, 2);
+        assert.ok((await client.listTools()).tools.some((x) => x.name === 'write_text_file'));
         const wrong = await t.client('not-ours').catch((e) => e);
         assert.match(String(wrong?.message), /unavailable/i);
         await assert.rejects(t.server.handleMessage({ serverId: t.server.declaration.serverId, method: 'tools/list' }), (e) => e.jsonRpcCode === -32602);

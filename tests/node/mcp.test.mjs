@@ -87,8 +87,10 @@ for (const [label, AcpFs, storage] of setups) {
         assert.equal(client.getServerVersion()?.name, 'acp-fs');
         assert.deepEqual(client.getServerCapabilities()?.tools, { listChanged: false });
         const { tools } = await client.listTools();
-        assert.deepEqual(tools.map((t) => t.name), ['read_text_file', 'write_text_file']);
+        assert.deepEqual(tools.map((t) => t.name).slice(0, 2), ['read_text_file', 'write_text_file']);
+        assert.ok(tools.some((t) => t.name === 'list_allowed_directories'));
         for (const t of tools) {
+          assert.equal(t.annotations.readOnlyHint, t.name !== 'write_text_file', t.name);
           assert.ok(t.description.includes(project) && t.description.includes(lib), t.description);
           assert.equal(t.inputSchema.type, 'object');
           assert.equal(t.inputSchema.additionalProperties, false);
@@ -206,7 +208,8 @@ for (const [label, AcpFs, storage] of setups) {
       const { client, failures, close } = await connectClient(fs.mcpHandler(SESSION));
       try {
         const { tools } = await client.listTools();
-        assert.deepEqual(tools.map((t) => t.name), ['read_text_file']);
+        assert.ok(tools.some((t) => t.name === 'read_text_file'));
+        assert.ok(tools.every((t) => t.annotations.readOnlyHint), 'only tools that change nothing');
         const path = join(project, 'ro.txt');
         await assert.rejects(
           client.callTool({ name: 'write_text_file', arguments: { path, content: 'x' } }),

@@ -1,6 +1,6 @@
 //! The same engine as MCP tools, for ACP v2 clients (which drop `fs/*` and serve files to the
-//! agent through an MCP server): `tools/list` offers `read_text_file` / `write_text_file` with
-//! the session's roots in their descriptions, and `tools/call` runs the engine with the same
+//! agent through an MCP server): `tools/list` offers the tools this engine's storage can serve,
+//! with the session's roots in their descriptions, and `tools/call` runs the engine with the same
 //! policy, approvals and change records, answering a tool result. A message handler (JSON-RPC
 //! in, JSON-RPC out), so a host can put it on any MCP transport.
 //!
@@ -15,13 +15,39 @@
 //!     "params":{"name":"read_text_file","arguments":{"path":"/project/a.txt","line":2}}}"#).unwrap();
 //! assert_eq!(reply, r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"two\n"}],"isError":false}}"#);
 //! ```
+//!
+//! # Adding a tool
+//!
+//! A tool is one `const` [`Tool`](registry::Tool) in the module of its family, listed once in
+//! [`registry::TOOLS`] (that list is `tools/list`'s order and `tools/call`'s lookup). It declares:
+//! - `name`, `title`, `description` (the roots are appended), `inputSchema` (`input`; its
+//!   `properties` are the only arguments accepted, any other is refused by name before `start`
+//!   runs), `outputSchema` (`output`, the shape of `structuredContent`), `annotations`;
+//! - `needs`: the [`Need`](registry::Need)s it has of the engine and storage (writes, listing,
+//!   rename, make-dir); a tool whose need is unmet is left out of `tools/list` and is an unknown
+//!   tool to `tools/call` ([`McpServer::unavailable`] says why);
+//! - `start`: builds the [`Operation`] from the [`Call`](arguments::Call) (typed argument getters
+//!   with precise errors; `Call::path` resolves a relative path against the session's cwd). The
+//!   operation is an `async fn` over the `Channel` asks, like `read.rs`, and ends with
+//!   `output::done(result, bytes)`, `result` being the whole tool result (`output::text`,
+//!   `output::plain`);
+//! - `answer`: the tool result from the outcome; `registry::answer` (a tool's own result as it is,
+//!   an error as an `isError` result) unless the tool shapes fs results itself.
 
-use crate::agent::{self, READ_TOOL};
+mod arguments;
+mod output;
+pub(crate) mod registry;
+mod roots;
+mod start;
+mod text_files;
+
 use crate::dispatch::{parse, respond};
 use crate::engine::AcpFs;
 use crate::error::AcpFsError;
 use crate::operation::{Operation, Outcome};
 use crate::storage::{Host, Storage};
+use arguments::Call;
+use registry::Tool;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
@@ -58,7 +84,7 @@ pub enum McpDispatch {
 #[must_use = "a request is answered only once it is run to its outcome"]
 pub struct McpCall {
     id: Box<RawValue>,
-    tool: &'static str,
+    tool: &'static Tool,
     arguments: Value,
     /// The request the tool call runs, to answer with [`McpCall::respond`].
     pub operation: Operation,
@@ -83,7 +109,7 @@ impl McpCall {
 #[derive(Debug)]
 pub struct McpReply {
     id: Box<RawValue>,
-    tool: &'static str,
+    tool: &'static Tool,
     arguments: Value,
 }
 
@@ -99,10 +125,14 @@ impl McpReply {
     }
 }
 
-fn tool_response(id: &RawValue, tool: &str, arguments: &Value, outcome: &Outcome) -> String {
-    let answer = outcome.result.as_ref().map(|r| r.to_json()).map_err(AcpFsError::to_json_rpc);
-    let result = agent::tool_result(tool, arguments, answer.as_ref().map(Some));
-    respond(id.get(), Ok(result))
+fn tool_response(id: &RawValue, tool: &Tool, arguments: &Value, outcome: &Outcome) -> String {
+    respond(id.get(), Ok((tool.answer)(arguments, outcome.result.as_ref())))
+}
+
+impl std::fmt::Debug for Tool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
 }
 
 impl McpServer {
@@ -118,7 +148,13 @@ impl McpServer {
             0 => String::new(),
             _ => format!(" (allowed roots: {})", roots.join(", ")),
         };
-        agent::tools(self.fs.capabilities(), &where_)
+        registry::offered(&self.fs.shared).map(|t| t.definition(&where_)).collect()
+    }
+
+    /// The tools this server leaves out of `tools/list`, each with the reason (a storage
+    /// capability or an option), for a host to show.
+    pub fn unavailable(&self) -> Vec<(&'static str, &'static str)> {
+        registry::TOOLS.iter().filter_map(|t| Some((t.name, t.unavailable(&self.fs.shared)?))).collect()
     }
 
     /// Classifies one message and starts the tool call if there is one.
@@ -166,24 +202,15 @@ impl McpServer {
     fn call(&self, id: &RawValue, params: &Value) -> McpDispatch {
         let name = params.get("name").and_then(Value::as_str).unwrap_or("");
         // An unknown tool is a protocol error (MCP: -32602); bad arguments are tool errors.
-        let offered = self.tools().iter().any(|t| t["name"] == name);
-        if !offered {
+        let Some(tool) = registry::offered(&self.fs.shared).find(|t| t.name == name) else {
             let e = AcpFsError::invalid_params("name", format!("unknown tool {name:?}"));
             return McpDispatch::Reply(respond(id.get(), Err(e)));
-        }
-        let tool = if name == READ_TOOL { agent::READ_TOOL } else { agent::WRITE_TOOL };
+        };
         let arguments = params.get("arguments").cloned().unwrap_or_else(|| json!({}));
-        match agent::check_tool_arguments(tool, &self.session_id, &arguments) {
-            Ok((method, request)) => match self.fs.request(method, request) {
-                Some(operation) => {
-                    McpDispatch::Call(Box::new(McpCall { id: id.to_owned(), tool, arguments, operation }))
-                }
-                None => McpDispatch::Reply(respond(id.get(), Err(AcpFsError::method_not_found(method)))),
-            },
-            Err(e) => {
-                let result = agent::tool_result(tool, &arguments, Err(&e.to_json_rpc()));
-                McpDispatch::Reply(respond(id.get(), Ok(result)))
-            }
+        let started = Call::new(&self.fs, &self.session_id, tool, &arguments).and_then(|call| (tool.start)(&call));
+        match started {
+            Ok(operation) => McpDispatch::Call(Box::new(McpCall { id: id.to_owned(), tool, arguments, operation })),
+            Err(e) => McpDispatch::Reply(respond(id.get(), Ok((tool.answer)(&arguments, Err(&e))))),
         }
     }
 
