@@ -263,7 +263,7 @@ say('|---|---:|---:|---:|---:|---:|');
 const describeArgs = {
   directory_tree: 'the whole tree',
   search_files: '`**/*.md` over the tree',
-  list_directory_with_sizes: 'a directory of 100 directories',
+  list_directory_with_sizes: `a directory of ${Math.min(100, DIRS)} directories`,
   read_multiple_files: '100 files',
   read_text_file: 'one 4 KB file',
   edit_file: 'one edit of a 4 KB file',
