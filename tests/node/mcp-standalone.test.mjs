@@ -74,17 +74,21 @@ describe('usage', () => {
     }
   });
 
-  test('the server exits 0 when its stdin ends, answering what was asked first', () => {
+  test('the server exits 0 when its stdin ends, answering what was asked first; a line that is not JSON is a parse error', () => {
     const lines = [
       { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: CLIENT_INFO } },
       { jsonrpc: '2.0', method: 'notifications/initialized' },
       { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'read_text_file', arguments: { path: join(one, 'a.txt') } } },
     ];
-    const r = run(['mcp', one], { input: lines.map((l) => `${JSON.stringify(l)}\n`).join('') });
+    // A line that is not JSON is answered with a parse error, and the server goes on.
+    const input = `${lines.map((l) => JSON.stringify(l)).join('\n')}\nnot json\n`;
+    const r = run(['mcp', one], { input });
     assert.equal(r.status, 0, r.stderr);
     const replies = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    assert.deepEqual(replies.map((m) => m.id), [1, 2]);
-    assert.equal(replies[1].result.content[0].text, 'one\n');
+    const byId = new Map(replies.map((m) => [m.id, m]));
+    assert.deepEqual([...byId.keys()].sort(), [1, 2, null].sort());
+    assert.equal(byId.get(2).result.content[0].text, 'one\n');
+    assert.equal(byId.get(null).error.code, -32700);
   });
 });
 
