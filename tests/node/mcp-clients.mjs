@@ -1,6 +1,6 @@
 // The official MCP SDK client (`@modelcontextprotocol/sdk`) on every transport acp-fs serves:
 // the standalone `acp-fs mcp` command over stdio, `fs.serveMcp(key, {transport: 'http'})`
-// (Streamable HTTP) and `fs.mcpOverAcp(key)` (MCP carried by ACP `mcp/message` over a real ACP
+// (Streamable HTTP), `fs.serveMcp(key, {transport: 'stdio'})` (the relay) and `fs.mcpOverAcp(key)` (MCP carried by ACP `mcp/message` over a real ACP
 // ndjson connection pair, the official ACP SDK on both sides). Shared by the MCP test files.
 
 import { dirname, join } from 'node:path';
@@ -78,6 +78,21 @@ export async function httpClient(fs, key) {
   const client = new Client(CLIENT_INFO);
   const headers = Object.fromEntries(d.headers.map((h) => [h.name, h.value]));
   await client.connect(new StreamableHTTPClientTransport(new URL(d.url), { requestInit: { headers } }));
+  return {
+    client,
+    async close() {
+      await client.close();
+      await server.close();
+    },
+  };
+}
+
+/** `fs.serveMcp(key, {transport: 'stdio'})`: the relay spawned from its declaration, as an agent does. */
+export async function relayClient(fs, key) {
+  const server = await fs.serveMcp(key, { transport: 'stdio', name: 'files' });
+  const { command, args, env } = server.declaration;
+  const client = new Client(CLIENT_INFO);
+  await client.connect(new StdioClientTransport({ command, args, env: Object.fromEntries(env.map((e) => [e.name, e.value])), stderr: 'pipe' }));
   return {
     client,
     async close() {

@@ -1,7 +1,7 @@
 // Every MCP tool acp-fs offers, called through the official MCP SDK client on every transport:
-// the standalone `acp-fs mcp DIR` command over stdio, Streamable HTTP (`fs.serveMcp`) and MCP
-// over ACP (`fs.mcpOverAcp`), for @acp-fs/node on its native disk and @acp-fs/wasm in Node over
-// fs.promises, each over a real temp dir. The cases are in mcp-tool-cases.mjs: a tool offered
+// the standalone `acp-fs mcp DIR` command over stdio; Streamable HTTP and the stdio relay of an
+// editor's session (`fs.serveMcp`) and MCP over ACP (`fs.mcpOverAcp`), for @acp-fs/node on its
+// native disk and @acp-fs/wasm in Node over fs.promises, each over a real temp dir. The cases are in mcp-tool-cases.mjs: a tool offered
 // without a case fails here.
 
 import assert from 'node:assert/strict';
@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import * as nodePkg from '../../npm/node/index.mjs';
 import * as wasmPkg from '../../npm/wasm/node.mjs';
 import { makeTempDir } from './harness.mjs';
-import { acpClient, httpClient, stdioClient } from './mcp-clients.mjs';
+import { acpClient, httpClient, relayClient, stdioClient } from './mcp-clients.mjs';
 import { runEveryTool } from './mcp-tool-cases.mjs';
 
 const KEY = 'editor-key';
@@ -49,10 +49,11 @@ describe('every tool through the official MCP SDK client', () => {
   for (const [label, pkg, storage] of packages) {
     for (const [kind, connect] of [
       ['http', (fs) => httpClient(fs, KEY)],
+      ['stdio relay', (fs) => relayClient(fs, KEY)],
       ['acp', (fs) => acpClient(fs, KEY, pkg)],
     ]) {
       test(`${kind}: ${label}`, async (t) => {
-        const root = project(`${kind}-${pkg === nodePkg ? 'node' : 'wasm'}`);
+        const root = project(`${kind.replace(' ', '-')}-${pkg === nodePkg ? 'node' : 'wasm'}`);
         const fs = new pkg.AcpFs({ storage: storage() });
         fs.openSession(KEY, { cwd: root });
         const c = await connect(fs);
