@@ -19,6 +19,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import * as nodePkg from '../../npm/node/index.mjs';
 import * as wasmPkg from '../../npm/wasm/node.mjs';
 import { makeTempDir } from './harness.mjs';
+import { AcpMcpTransport, acpPair } from './mcp-clients.mjs';
 
 const KEY = 'editor-key-1'; // the host's key: session/new has not happened yet when we serve
 
@@ -26,44 +27,6 @@ const packages = [
   ['@acp-fs/node, native disk', nodePkg, () => undefined],
   ['@acp-fs/wasm in Node, fs.promises', wasmPkg, () => nodeFs.promises],
 ];
-
-/** An ACP client ⇄ agent pair over real ndjson streams (official SDK, unstable schema). */
-function acpPair(clientApp, agentApp = acp.agent()) {
-  const toAgent = new TransformStream();
-  const toClient = new TransformStream();
-  const agentConn = agentApp.connect(acp.ndJsonStream(toClient.writable, toAgent.readable));
-  const clientConn = clientApp.connect(acp.ndJsonStream(toAgent.writable, toClient.readable));
-  return {
-    agentConn,
-    clientConn,
-    close() {
-      agentConn.close();
-      clientConn.close();
-    },
-  };
-}
-
-/**
- * An MCP SDK client transport that carries requests as ACP `mcp/message` from the agent side
- * (the ACP SDK's `McpOverAcpCaller`): what an agent with `mcpCapabilities.acp` does.
- */
-class AcpMcpTransport {
-  constructor(caller, context, serverId) {
-    Object.assign(this, { caller, context, serverId });
-  }
-  async start() {}
-  async send(message) {
-    if (message.id === undefined || message.method === undefined) return; // notifications: not carried
-    const { id } = message;
-    this.caller.request(this.context, this.serverId, message.method, message.params ?? null, { requestId: String(id) }).then(
-      (outcome) => this.onmessage?.({ jsonrpc: '2.0', id, ...('error' in outcome ? { error: outcome.error } : { result: outcome.result }) }),
-      (e) => this.onmessage?.({ jsonrpc: '2.0', id, error: { code: e.code ?? -32603, message: e.message } }),
-    );
-  }
-  async close() {
-    this.onclose?.();
-  }
-}
 
 function refused(port) {
   return new Promise((resolve) => {

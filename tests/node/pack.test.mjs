@@ -7,8 +7,12 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as nodeFs from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { makeTempDir } from './harness.mjs';
+import { CLIENT_INFO, stdioClient } from './mcp-clients.mjs';
+import { fails, ok, runEveryTool, text } from './mcp-tool-cases.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkgDir = join(root, 'npm', 'node');
@@ -175,5 +179,39 @@ test('the installed package serves MCP over stdio: the relay ships, import and r
     const r = JSON.parse(run(process.execPath, [script], project));
     assert.ok(r.relay.startsWith(join(project, 'node_modules', '@acp-fs', 'node', 'shared')), r.relay);
     assert.deepEqual(r.out, { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'two\n' }], isError: false } });
+  }
+});
+
+// The standalone server as an MCP client configuration runs it: `npx @acp-fs/node mcp DIR`, from
+// the installed tarball (offline: npx must find the package's own bin, not fetch anything).
+test('npx @acp-fs/node mcp DIR: the installed command serves every tool, and takes the client\'s roots', { skip: !supported && 'linux-x64 only' }, async (t) => {
+  const served = join(project, 'served');
+  const other = join(project, 'other');
+  for (const d of [served, other]) nodeFs.mkdirSync(d, { recursive: true });
+  nodeFs.writeFileSync(join(other, 'o.txt'), 'other\n');
+  const npx = { command: 'npx', args: ['--offline', '--no-install', '@acp-fs/node'], cwd: project, env: { ...process.env, npm_config_update_notifier: 'false' } };
+  assert.ok(nodeFs.existsSync(join(project, 'node_modules', '.bin', 'acp-fs')), 'npm links the package\'s bin');
+
+  const plain = await stdioClient({ ...npx, dirs: [served] });
+  try {
+    await runEveryTool(t, { client: plain.client, root: served, outside: join(project, 'files', 'a.txt') });
+  } finally {
+    await plain.close();
+  }
+
+  // roots/list on initialized, then notifications/roots/list_changed.
+  const client = new Client(CLIENT_INFO, { capabilities: { roots: { listChanged: true } } });
+  let roots = [other];
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: roots.map((d) => ({ uri: pathToFileURL(d).href })) }));
+  const s = await stdioClient({ ...npx, dirs: [served], client });
+  try {
+    assert.equal(text(await ok(client, 'read_text_file', { path: join(other, 'o.txt') })), 'other\n');
+    assert.match(text(await fails(client, 'read_text_file', { path: join(project, 'files', 'a.txt') })), /path_outside_roots/);
+    roots = [join(project, 'files')];
+    await client.sendRootsListChanged();
+    assert.equal(text(await ok(client, 'read_text_file', { path: join(project, 'files', 'a.txt') })), 'one\ntwo\n');
+    assert.match(text(await fails(client, 'read_text_file', { path: join(other, 'o.txt') })), /path_outside_roots/);
+  } finally {
+    await s.close();
   }
 });
