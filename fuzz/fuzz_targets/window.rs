@@ -15,7 +15,7 @@
 //! - `line`, `limit`: one byte each; 255 stands for 4294967295 (the largest allowed).
 #![no_main]
 
-use acp_fs::{AcpFs, DefaultHost, ErrorKind, MemoryStorage, Options, Storage, StorageCaps, Symlinks};
+use acp_fs::{AcpFs, DefaultHost, ErrorKind, MemoryStorage, Options, Storage, StorageCaps};
 use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Map, Value};
 
@@ -176,9 +176,7 @@ fuzz_target!(|data: &[u8]| {
     file.extend_from_slice(bytes);
 
     let storage = if whole_files_only {
-        let caps =
-            StorageCaps { symlinks: Symlinks::None, stat: false, ranged_reads: false, write: false, make_dirs: false };
-        MemoryStorage::with_caps(caps)
+        MemoryStorage::with_caps(StorageCaps::READ_ONLY_MINIMAL)
     } else {
         MemoryStorage::new().with_max_read(max_read)
     };
