@@ -186,7 +186,8 @@ for (const [label, api] of agents) {
         const result = await c.callTool('write_text_file', { path, content: '- ship\n' });
         assert.deepEqual(result, { content: [{ type: 'text', text: `Wrote ${path} (7 bytes).` }], isError: false });
         assert.equal(nodeFs.readFileSync(path, 'utf8'), '- ship\n');
-        assert.deepEqual(changes, [{ sessionId: SESSION, path, created: true, oldText: null, newText: '- ship\n' }]);
+        // The record names the directory the write made for the file (semantics.md §10.7).
+        assert.deepEqual(changes, [{ sessionId: SESSION, path, created: true, oldText: null, newText: '- ship\n', createdDirs: [join(project, 'notes')] }]);
         assert.deepEqual(received, ['fs/write_text_file']);
       } finally {
         c.close();

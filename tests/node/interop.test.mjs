@@ -117,7 +117,8 @@ for (const [label, storage] of storages) {
         const path = join(project, 'notes', 'todo.md');
         assert.deepEqual(await c.request('fs/write_text_file', { sessionId: 'sess-1', path, content: '- ship\n' }), {});
         assert.equal(nodeFs.readFileSync(path, 'utf8'), '- ship\n');
-        assert.deepEqual(changes, [{ sessionId: 'sess-1', path, created: true, oldText: null, newText: '- ship\n' }]);
+        // The record names the directory the write made for the file (semantics.md §10.7).
+        assert.deepEqual(changes, [{ sessionId: 'sess-1', path, created: true, oldText: null, newText: '- ship\n', createdDirs: [join(project, 'notes')] }]);
 
         // An existing CRLF file stays CRLF.
         const main = join(project, 'src', 'main.rs');

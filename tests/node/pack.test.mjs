@@ -178,7 +178,7 @@ test('the installed package serves MCP over stdio: the relay ships, import and r
   for (const script of ['mcp.cjs', 'mcp.mjs']) {
     const r = JSON.parse(run(process.execPath, [script], project));
     assert.ok(r.relay.startsWith(join(project, 'node_modules', '@acp-fs', 'node', 'shared')), r.relay);
-    assert.deepEqual(r.out, { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'two\n' }], isError: false } });
+    assert.deepEqual(r.out, { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'two\n' }], structuredContent: { content: 'two\n' }, isError: false } });
   }
 });
 

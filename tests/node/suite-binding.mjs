@@ -211,7 +211,12 @@ export function bindingSuite({ label, binding, methods, byteForms }) {
     test("mcpTools() and mcpDispatch(): a tools/call comes with its operation, whose outcome carries the tool result", () => {
       const { engine: e, storage } = engineWith({ '/p/a.txt': 'one\ntwo\n' });
       const tools = e.mcpTools('s');
-      assert.deepEqual(tools.map((t) => t.name).sort(), ['read_text_file', 'write_text_file']);
+      // This storage cannot list, move or make one directory: the tools that need those are left
+      // out (semantics.md §10.2), the rest are offered.
+      assert.deepEqual(tools.map((t) => t.name).sort(), [
+        'edit_file', 'get_file_info', 'list_allowed_directories', 'read_file', 'read_media_file',
+        'read_multiple_files', 'read_text_file', 'write_file', 'write_text_file',
+      ]);
       assert.match(tools[0].description, /\/p/);
       const list = e.mcpDispatch('s', '{"jsonrpc":"2.0","id":1,"method":"tools/list"}');
       assert.equal(list.kind, 'reply');
@@ -227,7 +232,7 @@ export function bindingSuite({ label, binding, methods, byteForms }) {
       assert.deepEqual(outcome.result, { content: 'two\n' });
       const reply = JSON.parse(outcome.reply);
       assert.equal(reply.id, 'r');
-      assert.deepEqual(reply.result, { content: [{ type: 'text', text: 'two\n' }], isError: false });
+      assert.deepEqual(reply.result, { content: [{ type: 'text', text: 'two\n' }], structuredContent: { content: 'two\n' }, isError: false });
       // A failed call is a tool error in the reply, not a JSON-RPC error.
       const missing = e.mcpDispatch('s', JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'read_text_file', arguments: { path: '/p/none.txt' } } }));
       const failed = drive(missing.operation, storage).outcome;
