@@ -18,7 +18,7 @@ import { basename, dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { readMachO } from './macho.mjs';
-import { MARKER, SWAPPER, snapshot, temps } from '../node/race-kit.mjs';
+import { MARKER, snapshot, startSwapper, temps } from '../node/race-kit.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkgDir = join(root, 'npm', 'node');
@@ -226,16 +226,7 @@ test(
     nodeFs.writeFileSync(join(outside, 'nested', 'x.txt'), `${MARKER} nested\n`);
     const before = snapshot(outside);
 
-    const swapper = spawn(process.execPath, ['-e', SWAPPER, inside, outside], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-    let rounds = 0;
-    swapper.on('message', (n) => {
-      rounds = n;
-    });
-    const started = await new Promise((resolve) => {
-      swapper.once('message', () => resolve(true));
-      swapper.once('exit', () => resolve(false));
-    });
-    assert.ok(started, 'the swapper died before its first round');
+    const swapper = await startSwapper(inside, outside);
 
     // Output to a file: node.exe under Wine cannot write to a pipe (see runSuites).
     const log = join(work, 'wine-race.log');
@@ -252,8 +243,7 @@ test(
       code = await new Promise((resolve) => client.once('exit', (c, signal) => resolve(c ?? signal)));
     } finally {
       nodeFs.closeSync(fd);
-      swapper.kill('SIGKILL');
-      await new Promise((resolve) => (swapper.exitCode !== null ? resolve() : swapper.once('exit', resolve)));
+      await swapper.stop();
     }
     const out = nodeFs.readFileSync(log, 'utf8');
     const line = out.split(/\r?\n/).find((l) => l.startsWith('RACE '));
@@ -263,11 +253,11 @@ test(
     const changed = [...before].filter(([n, c]) => afterOutside.get(n) !== c).map(([n]) => n);
     const created = [...afterOutside.keys()].filter((n) => !before.has(n));
     const left = temps(base);
-    const report = { ...seen, samples: undefined, leaks: seen.leaks.length, swapRounds: rounds, outsideChanged: changed.length, outsideCreated: created.length, tempsLeft: left.length };
+    const report = { ...seen, samples: undefined, leaks: seen.leaks.length, swapRounds: swapper.rounds(), outsideChanged: changed.length, outsideCreated: created.length, tempsLeft: left.length };
     t.diagnostic(`wine race: ${JSON.stringify(report)}`);
     console.log(`wine race: ${JSON.stringify(report)}`);
     assert.equal(seen.backend, 'native');
-    assert.ok(rounds > 0, 'the swapper never ran');
+    assert.ok(swapper.rounds() > 0, 'the swapper never ran');
     assert.ok(seen.ok > 0, `no request succeeded: ${JSON.stringify(seen.errorKinds)}`);
     assert.deepEqual(seen.leaks, [], 'outside bytes were returned by reads');
     assert.deepEqual(changed, [], 'outside files were changed');

@@ -2,6 +2,8 @@
 // tests/cross/platforms.test.mjs under Wine): the swapping helper, the request mix and the
 // snapshots that prove nothing outside the root was read, changed or created.
 
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import * as nodeFs from 'node:fs';
 import { join, relative } from 'node:path';
 
@@ -101,4 +103,25 @@ export function requestOf(i, root, join) {
   if (kind < 16) return ['write', { sessionId: 's', path: join(root, 'b.txt'), content: `inside b ${i}\n` }];
   if (kind < 18) return ['write', { sessionId: 's', path: join(root, 'sub', `new-${i}.txt`), content: `new ${i}\n` }];
   return ['write', { sessionId: 's', path: join(root, 'sub', `deep-${i}`, 'x.txt'), content: `deep ${i}\n` }];
+}
+
+/** Starts the swapper over `root` and waits for its first round; `rounds()` counts them. */
+export async function startSwapper(root, outside) {
+  const swapper = spawn(process.execPath, ['-e', SWAPPER, root, outside], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  let rounds = 0;
+  swapper.on('message', (n) => {
+    rounds = n;
+  });
+  const started = await new Promise((resolve) => {
+    swapper.once('message', () => resolve(true));
+    swapper.once('exit', () => resolve(false));
+  });
+  assert.ok(started, 'the swapper died before its first round');
+  return {
+    rounds: () => rounds,
+    async stop() {
+      swapper.kill('SIGKILL');
+      await new Promise((resolve) => (swapper.exitCode !== null ? resolve() : swapper.once('exit', resolve)));
+    },
+  };
 }

@@ -12,37 +12,16 @@
 // ACP_FS_RACE_REQUESTS scales the number of requests per backend (default 2,000).
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { AcpFs } from '../../npm/node/index.mjs';
 import { StorageIo } from '../../npm/shared/storage.mjs';
 import { makeTempDir } from './harness.mjs';
-import { MARKER, SWAPPER, requestOf, snapshot, temps } from './race-kit.mjs';
+import { MARKER, requestOf, snapshot, startSwapper, temps } from './race-kit.mjs';
 
 const REQUESTS = Number(process.env.ACP_FS_RACE_REQUESTS ?? 2000);
 const CONCURRENCY = 8;
-/** Starts the swapper over `root` and waits for its first round; `rounds()` counts them. */
-async function startSwapper(root, outside) {
-  const swapper = spawn(process.execPath, ['-e', SWAPPER, root, outside], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  let rounds = 0;
-  swapper.on('message', (n) => {
-    rounds = n;
-  });
-  const started = await new Promise((resolve) => {
-    swapper.once('message', () => resolve(true));
-    swapper.once('exit', () => resolve(false));
-  });
-  assert.ok(started, 'the swapper died before its first round');
-  return {
-    rounds: () => rounds,
-    async stop() {
-      swapper.kill('SIGKILL');
-      await new Promise((resolve) => (swapper.exitCode !== null ? resolve() : swapper.once('exit', resolve)));
-    },
-  };
-}
 
 
 async function loadAdapter() {
