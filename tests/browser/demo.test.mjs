@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch } from './chromium.mjs';
@@ -345,8 +345,33 @@ test('browser demo: scripted agent, approvals, overlay, errors, undo, save', asy
 
 // ACP v2 mode (`?acp=v2`): the page advertises no `clientCapabilities.fs` and declares its MCP
 // server in session/new instead (`fs.mcpOverAcp`), carried over the same ACP connection as
-// `mcp/message`; the scripted agent lists the tools and makes the whole tour through them.
-test('browser demo, ACP v2 mode: the tour over the editor\'s MCP tools, carried by mcp/message', async (t) => {
+// `mcp/message`. The scripted agent finds its way with the listing and search tools, makes the
+// same reads through read_text_file (the unsaved buffer, the terminal step, the refusals), and
+// edits with edit_file: each call a `tools/call` row in the protocol log.
+
+/** The tools of the README's table ("Files over MCP"): what a server that can list, rename and make directories offers. */
+async function readmeTools() {
+  const readme = await readFile(path.join(repo, 'README.md'), 'utf8');
+  const table = readme.match(/<!-- tools: [^>]*-->\n([\s\S]*?)<!-- end tools -->/)[1];
+  return table.split('\n').slice(2).filter(Boolean).map((row) => row.match(/^\| `([a-z_]+)`/)[1]);
+}
+
+/** The agent's v2 tour, in order: its step names and the tool each one calls. */
+const V2_TOUR = [
+  ['list-root', 'list_directory'],
+  ['find-js', 'search_files'],
+  ['search-text', 'search_text'],
+  ['file-info', 'get_file_info'],
+  ...['window-start', 'window-middle', 'window-end', 'crlf', 'bom', 'unsaved', 'outside-root', 'symlink-escape', 'denied', 'missing', 'binary'].map((s) => [s, 'read_text_file']),
+  ['read-package', 'read_text_file'],
+  ['after-terminal', 'read_text_file'],
+  ['read-util', 'read_text_file'],
+  ['edit-util', 'edit_file'],
+  ['write-create', 'write_text_file'],
+  ['edit-app', 'edit_file'],
+];
+
+test('browser demo, ACP v2 mode: the agent lists, searches, reads and edits over the editor\'s MCP tools, carried by mcp/message', async (t) => {
   await build();
   const server = await startDemoServer({ port: 0 });
   t.after(() => server.close());
@@ -364,15 +389,57 @@ test('browser demo, ACP v2 mode: the tour over the editor\'s MCP tools, carried 
   await page.waitForFunction(() => window.acpFsDemo?.ready === true, null, WAIT);
   assert.equal(await demo(() => window.acpFsDemo.mode), 'v2');
   assert.match(await page.textContent('#status'), /ACP v2/);
+  assert.ok(await page.isVisible('.tagline[data-acp="v2"]'));
+  assert.equal(await page.isVisible('.tagline[data-acp="v1"]'), false);
   const unsaved = await demo(() => window.acpFsDemo.documentText('/project/src/app.js'));
+  const onDisk = await demo(() => window.acpFsDemo.readText('/project/src/app.js'));
+  assert.notEqual(unsaved, onDisk, 'the demo starts with unsaved edits in src/app.js');
 
+  // What the disk and the editor hold before the tour, walked in the page: the expectations of
+  // the listing and search steps. Links are not followed (the tools never follow them).
+  const disk = await demo(async () => {
+    const { vfs } = window.acpFsDemo;
+    const walk = async (dir) => {
+      const out = [];
+      for (const name of (await vfs.readdir(dir)).sort()) {
+        const p = `${dir}/${name}`;
+        const st = await vfs.lstat(p);
+        out.push({ path: p, name, type: st.isSymbolicLink() ? 'LINK' : st.isDirectory() ? 'DIR' : 'FILE' });
+        if (st.isDirectory()) out.push(...(await walk(p)));
+      }
+      return out;
+    };
+    const entries = await walk('/project');
+    const texts = {};
+    for (const e of entries.filter((x) => x.type === 'FILE')) {
+      const bytes = await window.acpFsDemo.readBytes(e.path);
+      if (!bytes.includes(0)) texts[e.path] = window.acpFsDemo.documentText(e.path) ?? (await window.acpFsDemo.readText(e.path));
+    }
+    return { entries, texts };
+  });
+
+  let beforeMerge; // the src/app.js buffer when the agent's edit of it was up for approval
   await page.click('#run-agent');
   await page.waitForSelector('#approval[open][data-path="/project/src/util.js"]', WAIT);
+  assert.match(await page.textContent('#approval-diff'), /\+ export function slugify\(name\) \{/);
+  assert.equal(await page.textContent('#approval-request'), 'tools/call (mcp/message)');
+  // The agent's edit_file call is on the wire, unanswered while the prompt is open.
+  const pending = await demo(() => {
+    const log = window.acpFsDemo.log();
+    const req = log.find((e) => e.kind === 'request' && e.method === 'mcp/message' && e.params.params?.name === 'edit_file');
+    return { path: req?.params.params.arguments.path, answered: log.some((e) => e.kind === 'response' && req && e.id === req.id && e.method === 'mcp/message') };
+  });
+  assert.deepEqual(pending, { path: '/project/src/util.js', answered: false });
+  assert.ok(!(await demo(() => window.acpFsDemo.readText('/project/src/util.js'))).includes('slugify'), 'nothing written before approval');
+  await page.screenshot({ path: path.join(OUT, 'demo-v2-approval.png') });
   await page.click('#approve-write');
   await page.waitForSelector('#approval[open][data-path="/project/docs/CHANGELOG.md"]', WAIT);
   await page.click('#reject-write');
   await page.waitForSelector('#approval[open][data-path="/project/src/app.js"]', WAIT);
   assert.equal(await page.getAttribute('#approval', 'data-merged'), 'true');
+  assert.match(await page.textContent('#approval-summary'), /Merged:/);
+  assert.match(await page.textContent('#approval-diff'), /\+ \}\)\.listen\(Number\(process\.env\.PORT\) \|\| 3000\);/);
+  beforeMerge = await demo(() => window.acpFsDemo.documentText('/project/src/app.js'));
   await page.click('#approve-write');
   await page.waitForFunction(() => window.acpFsDemo.tourState === 'done', null, WAIT);
 
@@ -380,7 +447,7 @@ test('browser demo, ACP v2 mode: the tour over the editor\'s MCP tools, carried 
   const results = await demo(() => window.acpFsDemo.agentResults());
   const byStep = Object.fromEntries(results.map((r) => [r.step, r]));
 
-  await t.test('the handshake: no fs capability, the MCP server declared in session/new', () => {
+  await t.test('the handshake: no fs capability, the MCP server declared in session/new, every tool offered', async () => {
     const init = log.find((e) => e.kind === 'request' && e.method === 'initialize');
     assert.equal(init.params.clientCapabilities.fs, undefined);
     const initResult = log.find((e) => e.kind === 'response' && e.method === 'initialize');
@@ -388,46 +455,159 @@ test('browser demo, ACP v2 mode: the tour over the editor\'s MCP tools, carried 
     const created = log.find((e) => e.kind === 'request' && e.method === 'session/new');
     assert.equal(created.params.mcpServers.length, 1);
     assert.equal(created.params.mcpServers[0].type, 'acp');
-  });
-
-  await t.test('every file operation is an MCP tool call on the wire, none is fs/*', async () => {
-    assert.deepEqual(log.filter((e) => e.method?.startsWith('fs/')), []);
-    const calls = log.filter((e) => e.kind === 'request' && e.method === 'mcp/message' && e.dir === 'agent→client');
-    const inner = calls.map((e) => e.params.method);
-    assert.ok(inner.includes('tools/list'), inner.join(' '));
-    const toolCalls = calls.filter((e) => e.params.method === 'tools/call');
-    assert.equal(toolCalls.length, results.filter((r) => !r.skipped).length, 'one tools/call per agent step');
-    assert.deepEqual([...new Set(toolCalls.map((e) => e.params.params.name))].sort(), ['read_text_file', 'write_text_file']);
-    // The protocol log names the tool and the file of each call, and the tools the server offers.
-    const shown = await page.$$eval('[data-testid="log-entry"][data-method="mcp/message"] .text', (n) => n.map((x) => x.textContent));
-    assert.ok(shown.includes('tools/call read_text_file · /project/src/app.js'), shown.join('\n'));
-    // Every tool the page's server offers is listed, in its order (the agent's walk uses two).
+    // The demo's storage (@zenfs/core) can list, rename and make directories and writes are on,
+    // so no tool is left out of tools/list: the README's whole table is offered.
     const toolsOf = (e) => (e.result?.result ?? e.result)?.tools;
     const listed = toolsOf(log.find((e) => e.kind === 'response' && Array.isArray(toolsOf(e))) ?? {});
-    assert.ok(listed?.length >= 2, 'the tools/list answer is in the log');
-    assert.ok(shown.includes(`tools: ${listed.map((t) => t.name).join(', ')}`), shown.join('\n'));
+    assert.deepEqual(listed.map((x) => x.name).sort(), (await readmeTools()).sort());
+    const shown = await page.$$eval('[data-testid="log-entry"][data-method="mcp/message"] .text', (n) => n.map((x) => x.textContent));
+    assert.ok(shown.includes(`tools: ${listed.map((x) => x.name).join(', ')}`), shown.join('\n'));
+  });
+
+  await t.test('the tools called, in order, each a tools/call row of the protocol log answered once; none is fs/*', async () => {
+    assert.deepEqual(log.filter((e) => e.method?.startsWith('fs/')), []);
+    assert.deepEqual(results.map((r) => [r.step, r.tool]), V2_TOUR);
+    assert.ok(results.every((r) => !r.skipped), 'every tool the agent called was listed');
+    const calls = log.filter((e) => e.kind === 'request' && e.method === 'mcp/message' && e.dir === 'agent→client');
+    assert.equal(calls[0].params.method, 'tools/list', 'the agent lists the tools before calling one');
+    const toolCalls = calls.filter((e) => e.params.method === 'tools/call');
+    assert.deepEqual(
+      toolCalls.map((e) => [e.params.params.name, e.params.params.arguments.path]),
+      results.map((r) => [r.tool, r.params.path]),
+    );
     for (const call of calls) {
       const answers = log.filter((e) => e.kind === 'response' && e.dir === 'client→agent' && e.id === call.id);
       assert.equal(answers.length, 1, `one answer for #${call.id}`);
     }
+    // The log's rows name the tool and the file of each call, in the order they went out.
+    const rows = await page.$$eval('[data-testid="log-entry"][data-method="mcp/message"][data-kind="request"] .text', (n) => n.map((x) => x.textContent));
+    const callRows = rows.filter((r) => r.startsWith('tools/call '));
+    assert.equal(callRows.length, results.length);
+    results.forEach((r, i) => assert.ok(callRows[i].startsWith(`tools/call ${r.tool} · ${r.params.path}`), `${callRows[i]} is ${r.step}`));
+    assert.ok(callRows.includes('tools/call search_text · /project · pattern formatPrice'), callRows.join('\n'));
+    assert.ok(callRows.includes('tools/call edit_file · /project/src/app.js · 1 edit'), callRows.join('\n'));
   });
 
-  await t.test('the same tour: the unsaved buffer, the terminal step, a refused read, the merge', async () => {
-    assert.equal(byStep.unsaved.result.content, unsaved, 'the agent read the unsaved buffer through the tool');
+  await t.test('listing and searching: what the agent got, and the transcript shows it', async () => {
+    // The deny list hides .env from listings as it refuses its read (the `denied` step).
+    assert.equal(byStep.denied.error.data.isError, true);
+    assert.match(byStep.denied.error.message, /denied_by_pattern/);
+    const hidden = ['/project/.env'];
+    assert.ok(disk.entries.some((e) => e.path === hidden[0]), '.env is on the disk');
+    const top = disk.entries.filter((e) => e.path === `/project/${e.name}` && !hidden.includes(e.path));
+    assert.equal(byStep['list-root'].result.content, top.map((e) => `[${e.type}] ${e.name}`).join('\n'));
+    assert.match(byStep['list-root'].result.content, /^\[LINK\] etc-link$/m, 'the symlink is shown as a link');
+
+    const js = disk.entries.filter((e) => e.type === 'FILE' && e.path.endsWith('.js')).map((e) => e.path);
+    assert.ok(js.length >= 2);
+    assert.equal(byStep['find-js'].result.content, js.join('\n'));
+
+    // search_text reads the unsaved buffer: src/app.js's matches are at the buffer's line numbers.
+    const matches = [];
+    for (const [file, text] of Object.entries(disk.texts).sort(([a], [b]) => (a < b ? -1 : 1))) {
+      if (hidden.includes(file)) continue;
+      text.split(/\r?\n/).forEach((line, i) => {
+        if (line.includes('formatPrice')) matches.push(`${file}:${i + 1}: ${line}`);
+      });
+    }
+    assert.equal(byStep['search-text'].result.content, matches.join('\n'));
+    assert.equal(byStep['search-text'].result.structuredContent.matches.length, matches.length);
+    const answers = await page.$$eval('[data-testid="log-entry"][data-method="mcp/message"][data-kind="response"] .text', (n) => n.map((x) => x.textContent));
+    assert.ok(answers.includes(`${matches.length} matching lines`), answers.join('\n'));
+    const diskLines = onDisk.split('\n').map((l, i) => (l.includes('formatPrice') ? i + 1 : 0)).filter(Boolean);
+    const found = matches.filter((m) => m.startsWith('/project/src/app.js:')).map((m) => Number(m.split(':')[1]));
+    assert.notDeepEqual(found, diskLines, 'the buffer\'s lines, not the file\'s');
+
+    const info = byStep['file-info'].result.content.split('\n');
+    assert.ok(info.includes('openInEditor: true') && info.includes('unsavedChanges: true'), info.join('\n'));
+    assert.ok(info.includes(`size: ${Buffer.byteLength(unsaved)}`), `the unsaved buffer's size: ${info}`);
+
+    for (const step of ['list-root', 'find-js', 'search-text', 'file-info']) {
+      const shown = await page.$eval(`[data-testid="agent-step"][data-step="${step}"]`, (n) => ({
+        status: n.dataset.status,
+        kind: n.querySelector('.tool-kind').textContent,
+        text: n.querySelector('.tool-text')?.textContent.replaceAll('↵', ''),
+      }));
+      assert.deepEqual(shown, { status: 'completed', kind: step.includes('find') || step.includes('search') ? 'search' : 'read', text: byStep[step].result.content }, step);
+    }
+  });
+
+  await t.test('edit_file: exact-text edits, approved with a diff, one undo step in CodeMirror, merged with the user\'s typing', async () => {
+    const original = byStep['read-util'].result.content;
+    const util = await demo(() => window.acpFsDemo.readText('/project/src/util.js'));
+    const [edit] = byStep['edit-util'].params.edits;
+    assert.ok(original.endsWith(edit.oldText), 'the agent quoted the end of what it read');
+    assert.equal(util, original.slice(0, -edit.oldText.length) + edit.newText);
+    assert.match(byStep['edit-util'].result.content, /^```diff\nIndex: \/project\/src\/util\.js\n/);
+    assert.match(byStep['edit-util'].result.content, /^\+export function slugify\(name\) \{$/m);
+    // The log's row for edit_file's answer counts the diff's lines.
+    const added = edit.newText.split('\n').length - edit.oldText.split('\n').length;
+    const answers = await page.$$eval('[data-testid="log-entry"][data-method="mcp/message"][data-kind="response"] .text', (n) => n.map((x) => x.textContent));
+    assert.ok(answers.includes(`diff: +${added} −0 lines`), answers.join('\n'));
+
+    const changes = await demo(() => window.acpFsDemo.changes());
+    assert.deepEqual(changes.map((c) => [c.path, c.merged]), [['/project/src/util.js', false], ['/project/src/app.js', true]]);
+    assert.equal(await demo(() => window.acpFsDemo.readText('/project/docs/CHANGELOG.md')), null, 'the rejected file was never created');
+    assert.match(byStep['write-create'].error.message, /user_rejected/);
+
+    // src/app.js: the agent quoted one line of its earlier read; the user typed a line meanwhile
+    // (the scripted user, while the agent thought). The edit lands on the buffer as it is now.
+    const app = changes[1];
+    const [appEdit] = byStep['edit-app'].params.edits;
+    assert.ok(byStep.unsaved.result.content.includes(appEdit.oldText));
+    assert.equal(byStep.unsaved.result.content, unsaved, 'the agent read the unsaved buffer');
+    assert.notEqual(beforeMerge, unsaved, 'the user typed between the agent\'s read and its edit');
+    assert.equal(app.mode, 'buffer', 'the buffer had unsaved edits: the edit lands there');
+    assert.equal(app.oldText, beforeMerge);
+    const buffer = await demo(() => window.acpFsDemo.documentText('/project/src/app.js'));
+    assert.equal(buffer, beforeMerge.replace(appEdit.oldText, appEdit.newText));
+    assert.equal(app.newText, buffer);
+    assert.equal(await demo(() => window.acpFsDemo.editorText()), buffer, 'the editor shows it');
+    assert.equal(await demo(() => window.acpFsDemo.readText('/project/src/app.js')), onDisk, 'the disk is untouched');
+    // One Ctrl+Z takes back the agent's edit and nothing else; Ctrl+Y brings it back.
+    await page.click('#editor .cm-box:not([hidden]) .cm-content');
+    await page.keyboard.press('Control+z');
+    assert.equal(await demo(() => window.acpFsDemo.editorText()), beforeMerge, 'one undo: the buffer as it was before the agent\'s edit');
+    assert.equal(await demo(() => window.acpFsDemo.documentText('/project/src/app.js')), beforeMerge, 'and the agent would read that');
+    await page.keyboard.press('Control+y');
+    assert.equal(await demo(() => window.acpFsDemo.editorText()), buffer, 'redo brings the edit back');
+    assert.equal(app.sessionId, 'demo-editor', 'the change is the host\'s session key');
+    assert.ok(await page.isVisible('[data-testid="change"][data-path="/project/src/app.js"] [data-testid="merged"]'));
+  });
+
+  await t.test('a terminal rewrites package.json, open and unmodified: the agent\'s next read_text_file gets the new text', async () => {
+    const steps = await page.$$eval('[data-testid="agent-step"]', (n) => n.map((x) => x.dataset.step));
+    const at = (s) => steps.indexOf(s);
+    assert.ok(at('read-package') < at('think-terminal') && at('think-terminal') < at('after-terminal'), steps.join(' '));
     assert.notEqual(byStep['read-package'].result.content, byStep['after-terminal'].result.content);
     assert.equal(byStep['after-terminal'].result.content, await demo(() => window.acpFsDemo.readText('/project/package.json')));
-    assert.deepEqual(await demo(() => window.acpFsDemo.reloads()), ['/project/package.json']);
-    assert.equal(byStep.missing.ok, false);
-    assert.equal(byStep.missing.error.data.isError, true, 'a tool failure is an isError result the model reads');
-    assert.equal(byStep['outside-root'].ok, false);
-    assert.equal(byStep['write-merge'].ok, true);
-    const changes = await demo(() => window.acpFsDemo.changes());
-    const app = changes.find((c) => c.path === '/project/src/app.js');
-    assert.equal(app.merged, true);
-    assert.equal(app.sessionId, 'demo-editor', 'the change is the host\'s session key');
-    assert.equal(app.newText, await demo(() => window.acpFsDemo.documentText('/project/src/app.js')));
+    assert.ok(await page.isVisible('[data-testid="terminal-edit"]'));
+    assert.deepEqual(await demo(() => window.acpFsDemo.reloads()), ['/project/package.json'], 'the editor reloaded its clean buffer');
   });
 
+  await t.test('refusals are isError results naming the error kind, for the model to read', () => {
+    const kinds = { 'outside-root': 'path_outside_roots', 'symlink-escape': 'symlink_escape', denied: 'denied_by_pattern', binary: 'binary_file', 'write-create': 'user_rejected' };
+    for (const [step, kind] of Object.entries(kinds)) {
+      assert.equal(byStep[step].ok, false, step);
+      assert.equal(byStep[step].error.data.isError, true, step);
+      assert.ok(byStep[step].error.message.includes(`(${kind})`), `${step}: ${byStep[step].error.message}`);
+    }
+    assert.equal(byStep.missing.error.data.isError, true);
+    assert.match(byStep.missing.error.message, /not found: \/project\/src\/missing\.js/i);
+    const refused = results.filter((r) => !r.ok).map((r) => r.step);
+    assert.deepEqual(refused, ['outside-root', 'symlink-escape', 'denied', 'missing', 'binary', 'write-create']);
+  });
+
+  // Screenshots: the agent finding its way (the listing and search steps, and their rows in the
+  // log with session/update hidden), then the whole page at the end.
+  await page.uncheck('#log-show-updates');
+  await page.$eval('[data-testid="agent-step"][data-step="list-root"]', (n) => n.scrollIntoView({ block: 'start' }));
+  await page.$eval('[data-testid="log-entry"][data-method="mcp/message"][data-kind="request"]', (n) => n.scrollIntoView({ block: 'start' }));
+  await page.screenshot({ path: path.join(OUT, 'demo-v2-explore.png'), fullPage: true });
+  await page.$eval('#protocol-log', (n) => {
+    n.scrollTop = n.scrollHeight;
+  });
   await page.screenshot({ path: path.join(OUT, 'demo-v2.png'), fullPage: true });
   assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(await demo(() => window.acpFsDemo.pageErrors()), []);
 });

@@ -19,6 +19,13 @@ const THINK_MS = 900;
 
 const PREVIEW = 2_000;
 
+/** ACP v2: the tool that does what an fs method does; any other `op` names its tool. */
+const toolOf = (op) => (op === READ ? 'read_text_file' : op === WRITE ? 'write_text_file' : op);
+/** The tools of the tour that change files (the rest only look). */
+const WRITING_TOOLS = new Set(['write_text_file', 'write_file', 'edit_file']);
+/** The ACP tool-call kind each of those tools is reported as (read, unless named here). */
+const KIND = { search_text: 'search', search_files: 'search', edit_file: 'edit', write_file: 'edit', write_text_file: 'edit' };
+
 /**
  * Connects the agent to `stream`.
  * @returns {{ results: object[], send(sessionId, method, params): Promise<object> }}
@@ -32,52 +39,60 @@ export function startDemoAgent(stream) {
   const caller = new acp.McpOverAcpCaller({ clientInfo: { name: 'acp-fs-demo-agent', version: '0.1.0' } });
 
   /**
-   * One file operation the way this session is served: fs/* (ACP v1), or the tools of the MCP
-   * server the client declared in session/new (ACP v2), whose results are shaped back into what
-   * fs/* answers so the tour reads both alike. A tool's failure is an `isError` result.
+   * One file operation the way this session is served: fs/* (ACP v1), or a tool of the MCP server
+   * the client declared in session/new (ACP v2): `read_text_file` / `write_text_file` for the two
+   * fs methods, or any other tool named by `op`. Results are shaped back into what fs/* answers
+   * (`{content}` for a read, `{}` for a write), other tools' as `{content: text, structuredContent}`,
+   * so the tour reads both modes alike. A tool's failure is an `isError` result.
    */
-  async function perform(client, session, method, params) {
-    if (!session?.files) return client.request(method, params);
+  async function perform(client, session, op, params) {
+    if (!session?.files) return client.request(op, params);
     const { sessionId: _, ...args } = params;
-    const tool = method === WRITE ? 'write_text_file' : 'read_text_file';
+    const tool = toolOf(op);
     const out = await caller.request(client, session.files.serverId, 'tools/call', { name: tool, arguments: args });
     if ('error' in out) throw Object.assign(new Error(out.error.message), { code: out.error.code, data: out.error.data });
     const text = (out.result.content ?? []).map((c) => c.text ?? '').join('');
     if (out.result.isError) throw Object.assign(new Error(text), { code: null, data: { isError: true } });
-    return method === WRITE ? {} : { content: text };
+    if (op === WRITE) return {};
+    if (op === READ) return { content: text };
+    return { content: text, ...(out.result.structuredContent ? { structuredContent: out.result.structuredContent } : {}) };
   }
   let nextCall = 1;
   let nextSession = 1;
 
-  /** One fs call, reported to the client as a tool call before and after. */
-  async function fsCall(client, sessionId, step, title, method, params, diffBase) {
+  /**
+   * One call, reported to the client as a tool call before and after. `op` is an fs method (the
+   * read or write tool in ACP v2), or, in ACP v2 only, the name of another tool of the server.
+   * `diff`: for an edit, `{oldText, newText}` the agent expects, shown in the transcript.
+   */
+  async function fsCall(client, sessionId, step, title, op, params, diff) {
     const toolCallId = `call_${nextCall++}`;
     const update = (u) => client.notify(UPDATE, { sessionId, update: u });
+    const writes = op === WRITE || WRITING_TOOLS.has(op);
+    const session = sessions.get(sessionId);
     await update({
       sessionUpdate: 'tool_call',
       toolCallId,
       title,
-      kind: method === WRITE ? 'edit' : 'read',
+      kind: KIND[op] ?? (writes ? 'edit' : 'read'),
       status: 'in_progress',
       locations: [{ path: params.path, ...(Number.isInteger(params.line) ? { line: params.line } : {}) }],
-      rawInput: { method, params: method === WRITE ? { ...params, content: clip(params.content) } : params },
+      rawInput: session?.files
+        ? { tool: toolOf(op), arguments: clipArgs(params) }
+        : { method: op, params: op === WRITE ? { ...params, content: clip(params.content) } : params },
       _meta: { demoStep: step },
     });
-    const record = { step, method, params, ok: false };
-    const session = sessions.get(sessionId);
-    const capable = session?.files
-      ? session.tools.includes(method === WRITE ? 'write_text_file' : 'read_text_file')
-      : method === WRITE
-        ? clientFs.writeTextFile
-        : clientFs.readTextFile;
+    const record = { step, method: op, params, ok: false };
+    if (session?.files) record.tool = toolOf(op);
+    const capable = session?.files ? session.tools.includes(toolOf(op)) : op === WRITE ? clientFs.writeTextFile : clientFs.readTextFile;
     if (!capable) {
       // ACP: an agent MUST NOT call a method the client did not advertise (nor a tool not listed).
       record.skipped = session?.files
-        ? `the client's MCP server has no ${method === WRITE ? 'write_text_file' : 'read_text_file'} tool`
-        : `the client does not advertise fs.${method === WRITE ? 'writeTextFile' : 'readTextFile'}`;
+        ? `the client's MCP server has no ${toolOf(op)} tool`
+        : `the client does not advertise fs.${op === WRITE ? 'writeTextFile' : 'readTextFile'}`;
     } else {
       try {
-        record.result = await perform(client, session, method, params);
+        record.result = await perform(client, session, op, params);
         record.ok = true;
       } catch (e) {
         // The SDK rejects with its RequestError: code, message and data exactly as the client sent them.
@@ -86,10 +101,12 @@ export function startDemoAgent(stream) {
     }
     results.push(record);
     const content = [];
-    if (record.ok && method === READ) {
+    if (record.ok && op === WRITE) {
+      content.push({ type: 'diff', path: params.path, oldText: diff ?? null, newText: clip(params.content) });
+    } else if (record.ok && diff) {
+      content.push({ type: 'diff', path: params.path, oldText: diff.oldText, newText: diff.newText });
+    } else if (record.ok && typeof record.result.content === 'string') {
       content.push({ type: 'content', content: { type: 'text', text: clip(record.result.content) } });
-    } else if (record.ok && method === WRITE) {
-      content.push({ type: 'diff', path: params.path, oldText: diffBase ?? null, newText: clip(params.content) });
     }
     await update({
       sessionUpdate: 'tool_call_update',
@@ -120,14 +137,25 @@ export function startDemoAgent(stream) {
   /** The scripted tour: each call shows one rule of docs/semantics.md at work. */
   async function tour(client, sessionId, root) {
     const p = (rel) => `${root}/${rel}`;
-    const call = (step, title, method, params, base) => fsCall(client, sessionId, step, title, method, { sessionId, ...params }, base);
+    const call = (step, title, op, params, diff) => fsCall(client, sessionId, step, title, op, { sessionId, ...params }, diff);
     const first = results.length;
     const session = sessions.get(sessionId);
     if (session.files) {
       // ACP v2: what the editor's MCP server offers decides what this agent may call.
       const listed = await caller.request(client, session.files.serverId, 'tools/list', {});
       session.tools = 'result' in listed ? listed.result.tools.map((t) => t.name) : [];
-      await say(client, sessionId, `ACP v2: the editor serves its files as MCP tools over this connection (${session.tools.join(', ')}). Reading the project through them, then proposing three edits.\n`);
+      await say(
+        client,
+        sessionId,
+        `ACP v2: the editor serves its files as MCP tools over this connection (${session.tools.join(', ')}). Finding my way around with list_directory, search_files, search_text and get_file_info, reading through read_text_file, then proposing three edits (edit_file, write_text_file).\n`,
+      );
+      // Like an agent new to a project: its layout, the code files, where a name is used, and
+      // whether the file it will change is open in the editor. The listing hides what the deny
+      // list hides (.env) and shows the symlink as a link; the search reads the unsaved buffer.
+      await call('list-root', 'List the project (list_directory)', 'list_directory', { path: root });
+      await call('find-js', 'Find the JavaScript files (search_files **/*.js)', 'search_files', { path: root, pattern: '**/*.js' });
+      await call('search-text', 'Search the project for formatPrice (search_text)', 'search_text', { path: root, pattern: 'formatPrice' });
+      await call('file-info', 'File info of src/app.js (get_file_info)', 'get_file_info', { path: p('src/app.js') });
     } else {
       await say(client, sessionId, 'Reading the project through the editor (fs/read_text_file), then proposing three edits.\n');
     }
@@ -156,20 +184,37 @@ export function startDemoAgent(stream) {
 
     const util = await call('read-util', 'Read src/util.js before editing it', READ, { path: p('src/util.js') });
     if (util.ok) {
-      const next = `${util.result.content}\n/** Lower-case, dash-separated: "Blue Pencil" -> "blue-pencil". */\nexport function slugify(name) {\n  return name.trim().toLowerCase().replace(/[^a-z0-9]+/g, '-');\n}\n`;
-      await call('write-modify', 'Edit src/util.js: add slugify()', WRITE, { path: p('src/util.js'), content: next }, util.result.content);
+      const slugify = `\n/** Lower-case, dash-separated: "Blue Pencil" -> "blue-pencil". */\nexport function slugify(name) {\n  return name.trim().toLowerCase().replace(/[^a-z0-9]+/g, '-');\n}\n`;
+      const next = `${util.result.content}${slugify}`;
+      if (session.files) {
+        // An exact-text edit: it quotes the file's last two lines and adds the function after them.
+        const anchor = util.result.content.split(/(?<=\n)/).slice(-2).join('');
+        await call('edit-util', 'Edit src/util.js: add slugify() (edit_file)', 'edit_file', { path: p('src/util.js'), edits: [{ oldText: anchor, newText: `${anchor}${slugify}` }] }, {
+          oldText: util.result.content,
+          newText: next,
+        });
+      } else {
+        await call('write-modify', 'Edit src/util.js: add slugify()', WRITE, { path: p('src/util.js'), content: next }, util.result.content);
+      }
     }
     await call('write-create', 'Create docs/CHANGELOG.md', WRITE, {
       path: p('docs/CHANGELOG.md'),
       content: '# Changelog\n\n## 1.5.0\n- `slugify()` for item URLs\n',
     });
 
-    // Like a real agent, it writes back its whole-file version of what it read minutes ago. The
-    // user kept typing meanwhile: acp-fs merges both edits instead of losing theirs (§9).
+    // ACP v1: like a real agent, it writes back its whole-file version of what it read minutes
+    // ago. ACP v2: it quotes the line it read then (edit_file). The user kept typing meanwhile:
+    // either way acp-fs keeps both edits instead of losing theirs (§9, §10.7).
     if (app.ok) {
       await think(client, sessionId, 'think-app', 'Thinking about src/app.js: take the port from $PORT', THINK_MS);
-      const next = app.result.content.replace('}).listen(3000);', '}).listen(Number(process.env.PORT) || 3000);');
-      if (next !== app.result.content) {
+      const edit = { oldText: '}).listen(3000);', newText: '}).listen(Number(process.env.PORT) || 3000);' };
+      const next = app.result.content.replace(edit.oldText, edit.newText);
+      if (next !== app.result.content && session.files) {
+        await call('edit-app', 'Edit src/app.js: listen on $PORT (edit_file, quoting the line it read earlier)', 'edit_file', { path: p('src/app.js'), edits: [edit] }, {
+          oldText: app.result.content,
+          newText: next,
+        });
+      } else if (next !== app.result.content) {
         await call('write-merge', 'Edit src/app.js: listen on $PORT (whole file, from the earlier read)', WRITE, { path: p('src/app.js'), content: next }, app.result.content);
       }
     }
@@ -220,6 +265,13 @@ export function startDemoAgent(stream) {
 
 function clip(text) {
   return typeof text === 'string' && text.length > PREVIEW ? `${text.slice(0, PREVIEW)}… (${text.length - PREVIEW} more characters)` : text;
+}
+
+/** A tool call's arguments as the transcript's rawInput shows them: long texts clipped. */
+function clipArgs({ sessionId: _, ...args }) {
+  if (typeof args.content === 'string') args.content = clip(args.content);
+  if (Array.isArray(args.edits)) args.edits = args.edits.map((e) => ({ oldText: clip(e.oldText), newText: clip(e.newText) }));
+  return args;
 }
 
 function summarize(result) {

@@ -7,11 +7,13 @@ import { $, plural } from './dom.mjs';
 /**
  * @param {object} deps
  * @param {(path: string) => boolean} deps.isDirty  whether the file has unsaved edits in the editor
+ * @param {'v1' | 'v2'} deps.mode  how the agent writes: fs/write_text_file, or a tool call (ACP v2)
  * @returns `approveWrite(change)` (AcpFs's hook: resolves when the user decides) and `pending()`
  *   (the paths waiting, the one on screen first)
  */
-export function createApprovalDialog({ isDirty }) {
+export function createApprovalDialog({ isDirty, mode }) {
   const approvals = []; // {change, resolve}
+  if (mode === 'v2') $('approval-request').textContent = 'tools/call (mcp/message)';
 
   const dialog = $('approval');
   dialog.addEventListener('cancel', (e) => e.preventDefault()); // Escape is not a decision
@@ -36,10 +38,13 @@ export function createApprovalDialog({ isDirty }) {
     const stats = renderDiff($('approval-diff'), change.oldText, change.newText);
     const buffer = isDirty(change.path) ? ' The file is open with unsaved edits: the agent’s text would replace your buffer, not the file.' : '';
     // §9: the text changed since the agent read it, and acp-fs merged the agent's write with those
-    // edits; the diff is against what is there now, so it shows the agent's part only.
-    const merged = change.merged
-      ? ' Merged: this text changed since the agent read it; acp-fs combined the agent’s whole-file write with those edits, so approving keeps both.'
-      : buffer;
+    // edits (or applied its edit_file, anchored by the text it quotes, to the text as it is now);
+    // the diff is against what is there now, so it shows the agent's part only.
+    const merged = !change.merged
+      ? buffer
+      : mode === 'v2'
+        ? ' Merged: this text changed since the agent read it; acp-fs applied the agent’s change on top of those edits, so approving keeps both.'
+        : ' Merged: this text changed since the agent read it; acp-fs combined the agent’s whole-file write with those edits, so approving keeps both.';
     $('approval-summary').textContent = `${change.created ? 'New file' : 'Changes'}: +${stats.added} −${stats.removed} lines, session ${change.sessionId}.${merged}`;
     $('approval-merged').hidden = !change.merged;
     dialog.dataset.path = change.path;

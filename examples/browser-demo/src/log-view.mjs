@@ -102,12 +102,25 @@ function prettyJson(line) {
 
 const lines = (text) => (text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0));
 
-/** An MCP result inside mcp/message: the tools listed, or a tool's text (an error marked). */
+/** The lines a unified diff (edit_file's answer) adds and removes, its headers not counted. */
+function diffStats(text) {
+  const lines = text.split('\n');
+  const body = lines.slice(lines.findIndex((l) => l.startsWith('@@')));
+  return { added: body.filter((l) => l.startsWith('+')).length, removed: body.filter((l) => l.startsWith('-')).length };
+}
+
+/** An MCP result inside mcp/message: the tools listed, a search's count, an edit's diff size, or a tool's text (an error marked). */
 function mcpResult(result) {
   const inner = result?.result ?? result;
   if (Array.isArray(inner?.tools)) return `tools: ${inner.tools.map((t) => t.name).join(', ')}`;
   if (Array.isArray(inner?.content)) {
     const text = inner.content.map((c) => c.text ?? '').join('');
+    const found = inner.structuredContent?.matches;
+    if (!inner.isError && Array.isArray(found)) {
+      return `${found.length === 1 ? '1 matching line' : `${found.length} matching lines`}${inner.structuredContent.truncated ? ' (truncated)' : ''}`;
+    }
+    const diff = /^`{3,}diff\n/.test(text) && diffStats(text);
+    if (diff) return `diff: +${diff.added} −${diff.removed} lines`;
     return `${inner.isError ? 'isError: ' : ''}${text.length > 120 ? `${lines(text)} line(s), ${text.length} chars` : text}`;
   }
   return JSON.stringify(result);
@@ -156,6 +169,8 @@ function summarize({ kind, method, params, result, error }) {
     const parts = [`tools/call ${inner.name}`, args.path];
     if (args.line !== undefined && args.line !== null) parts.push(`line ${args.line}`);
     if (args.limit !== undefined && args.limit !== null) parts.push(`limit ${args.limit}`);
+    if (typeof args.pattern === 'string') parts.push(`pattern ${args.pattern}`);
+    if (Array.isArray(args.edits)) parts.push(args.edits.length === 1 ? '1 edit' : `${args.edits.length} edits`);
     if (typeof args.content === 'string') parts.push(`content ${args.content.length} chars`);
     return parts.join(' · ');
   }

@@ -49,7 +49,7 @@ async function main() {
   });
   const editor = createEditor({ acpFs, renderTree: () => tree.render() });
   const tree = createFileTree(editor);
-  const approvals = createApprovalDialog({ isDirty: editor.isDirty });
+  const approvals = createApprovalDialog({ isDirty: editor.isDirty, mode: MODE });
   const changeList = createChangeList({ editor, renderTree: () => tree.render() });
   const transcript = createTranscript({ onStep: (step) => tour.onAgentStep(step) });
   const tour = createTour({ editor, transcript });
@@ -100,7 +100,7 @@ async function main() {
   changeList.render();
 
   $('run-agent').addEventListener('click', () => void tour.run(agentConn, sessionId));
-  setupRequestForm(agent, sessionId);
+  setupRequestForm(agent, sessionId, MODE);
   $('run-agent').disabled = false;
   $('req-send').disabled = false;
 
@@ -111,6 +111,7 @@ async function main() {
       ? `Ready · @acp-fs/wasm · ACP v1 · clientCapabilities.fs = ${JSON.stringify(caps)} · session ${sessionId}`
       : `Ready · @acp-fs/wasm · ACP v2 · no clientCapabilities.fs: files served as MCP tools over this connection (mcp/message) · session ${sessionId}`,
   );
+  for (const p of document.querySelectorAll('.tagline')) p.hidden = p.dataset.acp !== MODE;
   const other = $('mode-switch');
   other.href = MODE === 'v1' ? '?acp=v2' : '?';
   other.textContent = MODE === 'v1' ? 'Switch to ACP v2 (files over MCP)' : 'Switch to ACP v1 (fs/* methods)';

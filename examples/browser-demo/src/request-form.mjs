@@ -5,9 +5,11 @@ import { $ } from './dom.mjs';
 /**
  * @param {ReturnType<import('./agent.mjs').startDemoAgent>} agent  sends the call
  * @param {string} sessionId  the session the call is made in
+ * @param {'v1' | 'v2'} mode  ACP v2: the call goes out as the MCP tool of the same name
  */
-export function setupRequestForm(agent, sessionId) {
+export function setupRequestForm(agent, sessionId, mode) {
   const method = $('req-method');
+  if (mode === 'v2') for (const o of method.options) o.textContent = `tools/call ${o.value.slice('fs/'.length)}`;
   const sync = () => {
     const write = method.value === 'fs/write_text_file';
     document.querySelector('.request-form .read-only').hidden = write;
