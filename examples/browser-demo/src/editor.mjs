@@ -5,7 +5,6 @@
 // terminal changed is reloaded. This pane only adds what an IDE shows around it: the path, the
 // dirty marker, Save and Discard, and the file's own line endings and BOM when saving.
 
-import { bindCodeMirror } from '@acp-fs/wasm/codemirror';
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
 import { javascript } from '@codemirror/lang-javascript';
 import { bracketMatching, defaultHighlightStyle, indentOnInput, syntaxHighlighting } from '@codemirror/language';
@@ -13,6 +12,7 @@ import { EditorState } from '@codemirror/state';
 import { drawSelection, EditorView, highlightActiveLine, highlightActiveLineGutter, keymap, lineNumbers } from '@codemirror/view';
 import { $, el, plural } from './dom.mjs';
 import { readBytes, vfs } from './disk.mjs';
+import { bindCodeMirror } from './engine.mjs';
 import { rel } from './project.mjs';
 import { countLines, encode, inspect } from './text-file.mjs';
 

@@ -5,7 +5,6 @@
 // Each pane is a module of its own; this file boots the engine and the disk, makes the panes and
 // connects them to acp-fs and to the two ends of the agent connection.
 
-import { init, AcpFs, acpClientHandlers, toRequestError } from '@acp-fs/wasm';
 // The unstable entry: ACP v2 mode answers `mcp/message`, not in the stable schema yet.
 import * as acp from '@agentclientprotocol/sdk/unstable';
 import { startDemoAgent } from './agent.mjs';
@@ -15,6 +14,7 @@ import { debugHandle } from './debug-handle.mjs';
 import { mountDisk, vfs } from './disk.mjs';
 import { $ } from './dom.mjs';
 import { createEditor } from './editor.mjs';
+import { init, AcpFs, acpClientHandlers, toRequestError } from './engine.mjs';
 import { createFileTree } from './file-tree.mjs';
 import { createLogView } from './log-view.mjs';
 import { ROOT, unsavedAppEdit } from './project.mjs';
