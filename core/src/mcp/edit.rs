@@ -121,7 +121,10 @@ fn loose_line(text: &str, old: &str) -> Option<usize> {
 /// file and the side, hunks with 4 lines of context). Unlike the reference, the texts are not
 /// converted to `\n` first: the diff is of the exact texts, so it applies to the file as it is.
 pub(crate) fn unified_diff(path: &str, old: &str, new: &str) -> String {
-    let patch = diffy::DiffOptions::new().set_context_len(4).create_patch(old, new).to_string();
+    let patch = diffy::DiffOptions::new().set_context_len(4).create_patch(old, new);
+    // diffy writes an empty context line as an empty line by default (git's
+    // diff.suppressBlankEmpty); jsdiff, like `diff -u`, writes it as a single space.
+    let patch = diffy::PatchFormatter::new().suppress_blank_empty(false).fmt_patch(&patch).to_string();
     // diffy quotes a file name with a tab in it; the reference's headers are `name<TAB>side`.
     let hunks = patch.splitn(3, '\n').nth(2).unwrap_or("");
     format!("Index: {path}\n{}\n--- {path}\toriginal\n+++ {path}\tmodified\n{hunks}", "=".repeat(67))
@@ -196,6 +199,9 @@ mod tests {
             "Index: /p/a.txt\n===================================================================\n\
              --- /p/a.txt\toriginal\n+++ /p/a.txt\tmodified\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n"
         );
+        // An empty line of context is a space, as jsdiff writes it (`createTwoFilesPatch`).
+        let d = unified_diff("/p", "a\n\nb\nc\n", "a\n\nb\nC\n");
+        assert!(d.ends_with("@@ -1,4 +1,4 @@\n a\n \n b\n-c\n+C\n"), "{d}");
         assert_eq!(fenced("a\n"), "```diff\na\n```\n\n");
         assert_eq!(fenced("x ``` y"), "````diff\nx ``` y\n````\n\n");
     }
