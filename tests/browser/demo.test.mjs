@@ -10,6 +10,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createTwoFilesPatch } from 'diff';
 import { launch } from './chromium.mjs';
 import { startDemoServer } from '../../scripts/serve-demo.mjs';
 
@@ -383,6 +384,10 @@ test('browser demo, ACP v2 mode: the agent lists, searches, reads and edits over
     if (m.type() === 'error') consoleErrors.push(m.text());
   });
   page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.stack ?? e}`));
+  const foreign = [];
+  page.on('request', (r) => {
+    if (!r.url().startsWith(server.url) && !r.url().startsWith('data:')) foreign.push(r.url());
+  });
   const demo = (fn, arg) => page.evaluate(fn, arg);
 
   await page.goto(`${server.url}?acp=v2`);
@@ -572,6 +577,12 @@ test('browser demo, ACP v2 mode: the agent lists, searches, reads and edits over
     await page.keyboard.press('Control+y');
     assert.equal(await demo(() => window.acpFsDemo.editorText()), buffer, 'redo brings the edit back');
     assert.equal(app.sessionId, 'demo-editor', 'the change is the host\'s session key');
+    // Each edit answers the reference server's diff (jsdiff's createTwoFilesPatch, in a fence) of
+    // the text before and after, as the change record has them.
+    for (const [step, change] of [['edit-util', changes[0]], ['edit-app', app]]) {
+      const patch = createTwoFilesPatch(change.path, change.path, change.oldText, change.newText, 'original', 'modified');
+      assert.equal(byStep[step].result.content, `\`\`\`diff\n${patch}\`\`\`\n\n`, step);
+    }
     assert.ok(await page.isVisible('[data-testid="change"][data-path="/project/src/app.js"] [data-testid="merged"]'));
   });
 
@@ -604,10 +615,13 @@ test('browser demo, ACP v2 mode: the agent lists, searches, reads and edits over
   await page.$eval('[data-testid="agent-step"][data-step="list-root"]', (n) => n.scrollIntoView({ block: 'start' }));
   await page.$eval('[data-testid="log-entry"][data-method="mcp/message"][data-kind="request"]', (n) => n.scrollIntoView({ block: 'start' }));
   await page.screenshot({ path: path.join(OUT, 'demo-v2-explore.png'), fullPage: true });
-  await page.$eval('#protocol-log', (n) => {
-    n.scrollTop = n.scrollHeight;
-  });
+  for (const list of ['#protocol-log', '#agent-transcript']) {
+    await page.$eval(list, (n) => {
+      n.scrollTop = n.scrollHeight;
+    });
+  }
   await page.screenshot({ path: path.join(OUT, 'demo-v2.png'), fullPage: true });
   assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(foreign, [], 'the page asks nothing of any server but ours');
   assert.deepEqual(await demo(() => window.acpFsDemo.pageErrors()), []);
 });
