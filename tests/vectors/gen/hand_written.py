@@ -144,6 +144,7 @@ HAND_WRITTEN = [
             "mcp-write-file-rejected-changes-nothing": ["107.approval"],
             "mcp-write-file-deny-list": ["107.deny"],
             "mcp-edit-file-answers-the-reference-diff": ["107.edit-diff", "107.edit-order"],
+            "mcp-edit-file-diff-keeps-blank-context-lines": ["107.edit-diff"],
             "mcp-edit-file-edits-apply-in-order": ["107.edit-order", "107.edit-diff"],
             "mcp-edit-file-not-found-names-the-edit": ["107.edit-unique"],
             "mcp-edit-file-ambiguous-is-refused": ["107.edit-unique"],
