@@ -34,41 +34,8 @@ pub(crate) async fn by_name(
     io: &Channel,
     roots: &[AbsPath],
     path: &AbsPath,
-    writing: bool,
-) -> Result<Option<AbsPath>, AcpFsError> {
-    by_name_for(shared, io, roots, path, Access::of(writing)).await
-}
-
-/// What a request does with its path: the deny list judges each differently.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Access {
-    Read,
-    Write,
-    /// Listing or searching a directory (MCP tools): `allowExtensions` is for files.
-    Directory,
-    /// Making a directory (`create_directory`): the write rules, and not `allowExtensions`.
-    MakeDirectory,
-}
-
-impl Access {
-    fn of(writing: bool) -> Access {
-        if writing {
-            Access::Write
-        } else {
-            Access::Read
-        }
-    }
-}
-
-/// [`by_name`] for any [`Access`].
-pub(crate) async fn by_name_for(
-    shared: &Shared,
-    io: &Channel,
-    roots: &[AbsPath],
-    path: &AbsPath,
     access: Access,
 ) -> Result<Option<AbsPath>, AcpFsError> {
-    let writing = access == Access::Write;
     let mut real_root = None;
     let inside = roots.iter().any(|r| path.starts_with(r)) || {
         if shared.caps.symlinks == Symlinks::Resolvable {
@@ -77,7 +44,7 @@ pub(crate) async fn by_name_for(
         real_root.is_some()
     };
     if !inside {
-        if shared.policy.options.zed_compat && !writing {
+        if shared.policy.options.zed_compat && !access.writes() {
             return Err(AcpFsError::not_found(path.as_str()));
         }
         return Err(AcpFsError::denied(
@@ -89,12 +56,34 @@ pub(crate) async fn by_name_for(
     deny(shared, path, path, access).map(|()| real_root)
 }
 
+/// What a request does with its path: the deny list judges each differently, and an entry is
+/// resolved without following its last name.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Access {
+    Read,
+    Write,
+    /// Listing or searching a directory (MCP tools): `allowExtensions` is for files.
+    Directory,
+    /// Making a directory (`create_directory`): the write rules, and not `allowExtensions`.
+    MakeDirectory,
+    /// An end of a move (`move_file`): the write rules, on the entry itself; its parent is
+    /// resolved, its last name is not followed (see [`resolve`]).
+    Entry,
+}
+
+impl Access {
+    /// Whether the deny list judges the path by its write rules (a file written, an entry moved).
+    fn writes(self) -> bool {
+        matches!(self, Access::Write | Access::Entry)
+    }
+}
+
 fn deny(shared: &Shared, checked: &AbsPath, requested: &AbsPath, access: Access) -> Result<(), AcpFsError> {
     let deny = &shared.policy.deny;
     let refused = match access {
         Access::Directory => deny.check_directory(checked),
         Access::MakeDirectory => deny.check_directory_write(checked),
-        _ => deny.check(checked, access == Access::Write),
+        Access::Read | Access::Write | Access::Entry => deny.check(checked, access.writes()),
     };
     match refused {
         Some(hint) => Err(AcpFsError::denied(ErrorKind::DeniedByPattern, requested.as_str(), hint)),
@@ -104,19 +93,37 @@ fn deny(shared: &Shared, checked: &AbsPath, requested: &AbsPath, access: Access)
 
 /// Resolves `path` through the storage and checks that its real location is inside a root;
 /// `real_root` is the root [`by_name`] already resolved, if it did.
+///
+/// [`Access::Entry`] takes the path as an entry of its directory (the ends of a move): the
+/// parent is resolved as a write's is, the last name is not followed, so what is checked is the
+/// entry itself and never what a link there points to. Its target's `missing` says whether the
+/// parent exists, `Some(0)`, or how many components up to it are missing (the entry itself is
+/// for the caller to look at), and the deny list is checked on the real name too. Such a `path`
+/// is not a root (the caller refuses that).
 pub(crate) async fn resolve(
     shared: &Shared,
     io: &Channel,
     roots: &[AbsPath],
     real_root: Option<AbsPath>,
     path: AbsPath,
-    writing: bool,
+    access: Access,
 ) -> Result<Target, AcpFsError> {
-    resolve_for(shared, io, roots, real_root, path, Access::of(writing)).await
+    if access != Access::Entry {
+        return resolve_path(shared, io, roots, real_root, path, access).await;
+    }
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name().map(str::to_owned)) else {
+        return resolve_path(shared, io, roots, real_root, path, Access::Write).await;
+    };
+    let dir = resolve_path(shared, io, roots, real_root, parent, Access::Write).await?;
+    let real = dir.real.join([name.as_str()]);
+    if !real.same_as(&path) {
+        deny(shared, &real, &path, access)?;
+    }
+    Ok(Target { requested: path, real, root: dir.root, missing: dir.missing })
 }
 
-/// [`resolve`] for any [`Access`].
-pub(crate) async fn resolve_for(
+/// [`resolve`] of the path itself, its last name followed.
+async fn resolve_path(
     shared: &Shared,
     io: &Channel,
     roots: &[AbsPath],
@@ -168,31 +175,6 @@ pub(crate) async fn resolve_for(
             Ok(Target { requested: path, real, root, missing: Some(missing) })
         }
     }
-}
-
-/// Containment for a path taken as an entry of its directory (the ends of a move): the parent
-/// is resolved as [`resolve`] does, the last name is not followed, so what is checked is the
-/// entry itself and never what a link there points to. Answers the target (`missing`: whether the
-/// parent exists, `Some(0)`, or how many components up to it are missing; the entry itself is
-/// for the caller to look at) and the deny list is checked on the real name too. `path` is not
-/// a root (the caller refuses that).
-pub(crate) async fn resolve_entry(
-    shared: &Shared,
-    io: &Channel,
-    roots: &[AbsPath],
-    real_root: Option<AbsPath>,
-    path: AbsPath,
-    writing: bool,
-) -> Result<Target, AcpFsError> {
-    let (Some(parent), Some(name)) = (path.parent(), path.file_name().map(str::to_owned)) else {
-        return resolve(shared, io, roots, real_root, path, writing).await;
-    };
-    let dir = resolve(shared, io, roots, real_root, parent, writing).await?;
-    let real = dir.real.join([name.as_str()]);
-    if !real.same_as(&path) {
-        deny(shared, &real, &path, Access::of(writing))?;
-    }
-    Ok(Target { requested: path, real, root: dir.root, missing: dir.missing })
 }
 
 /// How many trailing components of `path` do not exist (0: it exists), by stat, for a storage

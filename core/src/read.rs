@@ -1,7 +1,7 @@
 //! `fs/read_text_file` (semantics.md §2–§4).
 
 use crate::ask::{Channel, Opened};
-use crate::contain::{self, Target};
+use crate::contain::{self, Access, Target};
 use crate::error::AcpFsError;
 use crate::file::{self, ChunkReader, MAX_CHUNK};
 use crate::freshness::{self, Evidence};
@@ -51,8 +51,8 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel, asker: 
     let opts = &shared.policy.options;
     let p = params::read(&params, opts.lenient_params)?;
     let roots = shared.roots(&p.session_id)?;
-    let real_root = contain::by_name(&shared, &io, &roots, &p.path, false).await?;
-    let target = contain::resolve(&shared, &io, &roots, real_root, p.path, false).await?;
+    let real_root = contain::by_name(&shared, &io, &roots, &p.path, Access::Read).await?;
+    let target = contain::resolve(&shared, &io, &roots, real_root, p.path, Access::Read).await?;
     let window = Window::new(u64::from(p.line), p.limit.map(u64::from), opts.max_read_bytes);
     // What the agent will have seen, for the read ledger (semantics.md §9).
     let (whole_file, mut seen, mut document) = (window.is_whole_file(), None, None);

@@ -3,7 +3,7 @@
 //! merge, the turn, approval and open documents (§9) hold for them alike.
 
 use crate::ask::Channel;
-use crate::contain::{self, Target};
+use crate::contain::{self, Access, Target};
 use crate::error::{AcpFsError, ErrorKind};
 use crate::file::{self, ChunkReader};
 use crate::freshness::{self, Evidence};
@@ -74,13 +74,13 @@ pub(crate) async fn commit(shared: &Arc<Shared>, io: &Channel, request: Request)
     let opts = &shared.policy.options;
     let Request { session_id, path, content, dry_run } = request;
     let roots = shared.roots(&session_id)?;
-    let real_root = contain::by_name(&shared, io, &roots, &path, true).await?;
+    let real_root = contain::by_name(&shared, io, &roots, &path, Access::Write).await?;
     if let Content::Whole(content) = &content {
         if content.len() as u64 > opts.max_write_bytes {
             return Err(too_large(&path, opts.max_write_bytes, "the content is larger than maxWriteBytes"));
         }
     }
-    let target = contain::resolve(&shared, io, &roots, real_root, path, true).await?;
+    let target = contain::resolve(&shared, io, &roots, real_root, path, Access::Write).await?;
     let requested = &target.requested;
 
     // One write at a time per real path (semantics.md §9): everything below, from reading what

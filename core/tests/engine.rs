@@ -1,12 +1,14 @@
 //! Engine behaviour that vectors cannot express: cancellation, audit events, the approval
 //! payload, operation misuse, the async driver, sessions and documents.
 
+mod common;
+use common::Refuser;
+
 use acp_fs::{
     AcpFs, Answer, AsyncHost, AsyncStorage, ChangeRecord, DefaultHost, DocumentWrite, Host, Io, KnownAgent,
     MemoryStorage, Metadata, Options, SessionOptions, Step, Storage, StorageCaps, StorageError,
 };
 use serde_json::{json, Value};
-use std::cell::RefCell;
 use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
@@ -90,18 +92,10 @@ fn audit_event_describes_the_request() {
     assert!(json["durationMs"].is_number());
 }
 
-struct Recorder(RefCell<Vec<ChangeRecord>>, bool);
-impl Host for Recorder {
-    fn approve(&self, change: &ChangeRecord) -> bool {
-        self.0.borrow_mut().push(change.clone());
-        self.1
-    }
-}
-
 #[test]
 fn approval_sees_the_change_and_a_refusal_writes_nothing() {
     let (storage, fs) = setup();
-    let host = Recorder(RefCell::default(), false);
+    let host = Refuser::default();
     let out = acp_fs::run(
         fs.write_text_file(json!({"sessionId": "s", "path": "/p/a.txt", "content": "x\n"})),
         &storage,
@@ -109,7 +103,7 @@ fn approval_sees_the_change_and_a_refusal_writes_nothing() {
     );
     assert_eq!(out.result.unwrap_err().data["errorKind"], "user_rejected");
     assert_eq!(out.change, None);
-    let asked = host.0.borrow();
+    let asked = host.asked.borrow();
     assert_eq!(asked.len(), 1);
     assert_eq!(asked[0].old_text.as_deref(), Some("one\ntwo\n"));
     assert_eq!(asked[0].new_text, "x\n");

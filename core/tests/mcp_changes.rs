@@ -2,11 +2,13 @@
 //! host is asked to approve, a merged edit keeping the user's lines whatever they are, and the
 //! undo a host does from the records.
 
+mod common;
+use common::Refuser;
+
 use acp_fs::mcp::McpServer;
 use acp_fs::{AcpFs, ChangeKind, ChangeRecord, DefaultHost, Host, MemoryStorage, Options, Storage};
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use std::cell::RefCell;
 
 fn setup() -> (MemoryStorage, AcpFs, McpServer) {
     let storage = MemoryStorage::new();
@@ -29,18 +31,10 @@ fn text(result: &Value) -> &str {
     result["content"][0]["text"].as_str().unwrap()
 }
 
-struct Recorder(RefCell<Vec<ChangeRecord>>, bool);
-impl Host for Recorder {
-    fn approve(&self, change: &ChangeRecord) -> bool {
-        self.0.borrow_mut().push(change.clone());
-        self.1
-    }
-}
-
 #[test]
 fn every_change_is_asked_with_a_record_of_its_kind() {
     let (storage, _, server) = setup();
-    let host = Recorder(RefCell::default(), false);
+    let host = Refuser::default();
     call(&server, &storage, &host, "create_directory", json!({"path": "/p/a/b"}));
     call(&server, &storage, &host, "move_file", json!({"source": "/p/keep.txt", "destination": "/p/moved.txt"}));
     call(
@@ -50,7 +44,7 @@ fn every_change_is_asked_with_a_record_of_its_kind() {
         "edit_file",
         json!({"path": "/p/keep.txt", "edits": [{"oldText": "k", "newText": "K"}]}),
     );
-    let asked = host.0.borrow();
+    let asked = host.asked.borrow();
     let kinds: Vec<ChangeKind> = asked.iter().map(|c| c.kind).collect();
     assert_eq!(kinds, [ChangeKind::MakeDir, ChangeKind::Move, ChangeKind::Write]);
     // The approval of a new directory lists what would be made; of a move, both ends.
@@ -68,7 +62,7 @@ fn every_change_is_asked_with_a_record_of_its_kind() {
         "edit_file",
         json!({"path": "/p/keep.txt", "edits": [{"oldText": "k", "newText": "K"}], "dryRun": true}),
     );
-    assert_eq!(host.0.borrow().len(), 3);
+    assert_eq!(host.asked.borrow().len(), 3);
 }
 
 /// What a host does with the records (semantics.md §10.7 "Undo"), over the same storage API.

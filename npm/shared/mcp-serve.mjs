@@ -14,6 +14,8 @@
 //
 // The transports are thin: every message goes to the session's `fs.mcpHandler(sessionId)`.
 
+import { serveLines } from './lines.mjs';
+
 const RELAY = 'mcp-relay.mjs';
 const TOKEN_ENV = 'ACP_FS_MCP_TOKEN';
 /** Bodies and stdio lines above this are refused: the engine's own bounds apply well below it. */
@@ -188,50 +190,27 @@ async function serveStdio(fs, sessionId, name) {
     const mcp = fs.mcpHandler(sessionId); // one per connection: request ids are per connection
     const calls = new AbortController();
     socket.on('close', () => calls.abort());
-    socket.setEncoding('utf8');
     let authed = false;
-    let buffer = '';
-    let pending = 0;
-    let ended = false;
-    const finish = () => {
-      if (ended && pending === 0 && !socket.destroyed) socket.end();
-    };
-    socket.on('end', () => {
-      ended = true;
-      finish();
-    });
     const timer = setTimeout(() => socket.destroy(), AUTH_TIMEOUT_MS);
     timer.unref?.();
     socket.on('close', () => clearTimeout(timer));
-    socket.on('data', (chunk) => {
-      buffer += chunk;
-      let nl;
-      while ((nl = buffer.indexOf('\n')) !== -1) {
-        let line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        if (line.endsWith('\r')) line = line.slice(0, -1);
-        if (!authed) {
-          clearTimeout(timer);
-          if (!isToken(line)) return socket.destroy(); // no answer, no tool
-          authed = true;
-          continue;
-        }
-        if (line.trim() === '') continue;
-        pending += 1;
-        mcp
-          .handle(line, { signal: calls.signal })
-          .then(
-            (reply) => {
-              if (reply !== null && !socket.destroyed) socket.write(`${reply}\n`);
-            },
-            () => {},
-          )
-          .finally(() => {
-            pending -= 1;
-            finish();
-          });
+    const handle = (line) => {
+      if (!authed) {
+        clearTimeout(timer);
+        if (isToken(line)) authed = true;
+        else socket.destroy(); // no answer, no tool
+        return;
       }
-      if (buffer.length > (authed ? MAX_MESSAGE_BYTES : 1024)) socket.destroy();
+      return mcp.handle(line, { signal: calls.signal }).then(
+        (reply) => {
+          if (reply !== null && !socket.destroyed) socket.write(`${reply}\n`);
+        },
+        () => {},
+      );
+    };
+    // Until the token is in, a line longer than any token ends the connection.
+    serveLines(socket, handle, { maxBytes: () => (authed ? MAX_MESSAGE_BYTES : 1024) }).then(() => {
+      if (!socket.destroyed) socket.end();
     });
   }
 

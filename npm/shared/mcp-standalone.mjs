@@ -14,6 +14,7 @@
 import { statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { serveLines } from './lines.mjs';
 
 /** The session key of the one session a standalone server serves. */
 export const SESSION = 'mcp';
@@ -97,10 +98,6 @@ export function serveStandalone({ fs, dirs, input, output, log = () => {} }) {
   let waitFor = null;
   let asked = 0;
   let applied = 0;
-  let pending = 0;
-  let ended = false;
-  let done;
-  const finished = new Promise((r) => (done = r));
 
   const send = (text) => {
     if (!output.destroyed && !output.writableEnded) output.write(`${text}\n`);
@@ -187,45 +184,20 @@ export function serveStandalone({ fs, dirs, input, output, log = () => {} }) {
     if (reply !== null) send(reply);
   }
 
-  const finish = () => {
-    if (ended && pending === 0) done();
-  };
-
-  // Lines are handled in order of arrival; answers go out as each call ends (calls run
-  // concurrently, as over any MCP transport).
-  let buffer = '';
-  input.setEncoding('utf8');
-  input.on('data', (chunk) => {
-    buffer += chunk;
-    let nl;
-    while ((nl = buffer.indexOf('\n')) !== -1) {
-      let line = buffer.slice(0, nl);
-      buffer = buffer.slice(nl + 1);
-      if (line.endsWith('\r')) line = line.slice(0, -1);
-      if (line.trim() === '') continue;
-      pending += 1;
-      handle(line).finally(() => {
-        pending -= 1;
-        finish();
-      });
-    }
-    if (buffer.length > MAX_MESSAGE_BYTES) {
-      log(`a message longer than ${MAX_MESSAGE_BYTES} bytes: closing`);
-      buffer = '';
-      input.destroy();
-    }
+  // Answers go out as each call ends; requests waiting for the roots are let go when the client
+  // hangs up, so the server can finish.
+  const drained = serveLines(input, handle, {
+    maxBytes: () => MAX_MESSAGE_BYTES,
+    onTooLong: (limit) => log(`a message longer than ${limit} bytes: closing`),
   });
-  const end = () => {
-    if (ended) return;
-    ended = true;
+  const hangUp = () => {
     for (const settle of asks.values()) settle({ closed: true });
-    finish();
   };
-  input.on('end', end);
-  input.on('close', end);
+  input.on('end', hangUp);
+  input.on('close', hangUp);
   output.on('error', () => {
     calls.abort();
     input.destroy();
   });
-  return finished.then(() => calls.abort());
+  return drained.then(() => calls.abort());
 }

@@ -4,6 +4,7 @@
 // ndjson connection pair, the official ACP SDK on both sides). Shared by the MCP test files.
 
 import { dirname, join } from 'node:path';
+import { finished } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import * as acp from '@agentclientprotocol/sdk/unstable';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -56,6 +57,8 @@ export class AcpMcpTransport {
 /**
  * The standalone command over stdio: `command args... mcp [...flags] dirs...` spawned by the SDK's
  * stdio transport. `stderr` collects what the server logs. Returns the client and its transport.
+ * The log is a pipe of its own, read apart from the answers: a line logged before an answer may
+ * arrive after it, so what the server logged is whole only once `close()` has resolved.
  */
 export async function stdioClient({ command = process.execPath, args = [BIN], flags = [], dirs, client = new Client(CLIENT_INFO), env, cwd }) {
   const transport = new StdioClientTransport({
@@ -67,8 +70,13 @@ export async function stdioClient({ command = process.execPath, args = [BIN], fl
   });
   const stderr = [];
   transport.stderr?.on('data', (chunk) => stderr.push(chunk.toString()));
+  const logEnded = transport.stderr ? finished(transport.stderr).catch(() => {}) : Promise.resolve();
   await client.connect(transport);
-  return { client, transport, stderr: () => stderr.join(''), close: () => client.close() };
+  const close = async () => {
+    await client.close();
+    await logEnded;
+  };
+  return { client, transport, stderr: () => stderr.join(''), close };
 }
 
 /** `fs.serveMcp(key, {transport: 'http'})` and an SDK client on its declaration. */

@@ -50,15 +50,13 @@ pub(crate) const EDIT_FILE: Tool = Tool {
         object_schema(
             json!({
                 "path": {"type": "string"},
-                "edits": {"type": "array", "items": {
-                    "type": "object",
-                    "properties": {
+                "edits": {"type": "array", "items": object_schema(
+                    json!({
                         "oldText": {"type": "string", "description": "Text to search for - must match exactly"},
                         "newText": {"type": "string", "description": "Text to replace with"}
-                    },
-                    "required": ["oldText", "newText"],
-                    "additionalProperties": false
-                }},
+                    }),
+                    &["oldText", "newText"],
+                )},
                 "dryRun": {"type": "boolean", "default": false, "description": "Preview changes using git-style diff format"}
             }),
             &["path", "edits"],

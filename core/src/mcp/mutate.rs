@@ -24,8 +24,8 @@ pub(crate) async fn create_directory(
     path: AbsPath,
 ) -> Result<Option<ChangeRecord>, AcpFsError> {
     let roots = shared.roots(session_id)?;
-    let real_root = contain::by_name_for(shared, io, &roots, &path, Access::MakeDirectory).await?;
-    let mut target = contain::resolve_for(shared, io, &roots, real_root, path, Access::MakeDirectory).await?;
+    let real_root = contain::by_name(shared, io, &roots, &path, Access::MakeDirectory).await?;
+    let mut target = contain::resolve(shared, io, &roots, real_root, path, Access::MakeDirectory).await?;
     if target.missing.is_none() && shared.caps.stat {
         target.missing = contain::missing_by_stat(io, &target.real).await;
     }
@@ -116,10 +116,10 @@ pub(crate) async fn move_entry(
             ));
         }
     }
-    let source_root = contain::by_name(shared, io, &roots, &source, true).await?;
-    let destination_root = contain::by_name(shared, io, &roots, &destination, true).await?;
-    let mut from = contain::resolve_entry(shared, io, &roots, source_root, source, true).await?;
-    let mut to = contain::resolve_entry(shared, io, &roots, destination_root, destination, true).await?;
+    let source_root = contain::by_name(shared, io, &roots, &source, Access::Entry).await?;
+    let destination_root = contain::by_name(shared, io, &roots, &destination, Access::Entry).await?;
+    let mut from = contain::resolve(shared, io, &roots, source_root, source, Access::Entry).await?;
+    let mut to = contain::resolve(shared, io, &roots, destination_root, destination, Access::Entry).await?;
     // Whether each end's directory exists, on a storage whose containment did not walk the path.
     for end in [&mut from, &mut to] {
         if let (None, true, Some(dir)) = (end.missing, shared.caps.stat, end.real.parent()) {

@@ -35,6 +35,6 @@ async fn resolve_for(
     access: Access,
 ) -> Result<Target, AcpFsError> {
     let roots = shared.roots(session_id)?;
-    let real_root = contain::by_name_for(shared, io, &roots, &path, access).await?;
-    contain::resolve_for(shared, io, &roots, real_root, path, access).await
+    let real_root = contain::by_name(shared, io, &roots, &path, access).await?;
+    contain::resolve(shared, io, &roots, real_root, path, access).await
 }

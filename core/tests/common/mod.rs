@@ -1,6 +1,8 @@
 //! What several integration tests share. Each test file that needs it says `mod common;`.
 #![allow(dead_code)]
 
+use acp_fs::{ChangeRecord, Host};
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
@@ -78,5 +80,20 @@ impl SmallTmpfs {
 impl Drop for SmallTmpfs {
     fn drop(&mut self) {
         let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// A host that records every change it is asked to approve and refuses each, so nothing is
+/// written: what the approval payload says can be checked against what stayed on the storage.
+#[derive(Default)]
+pub struct Refuser {
+    /// The changes asked, in order.
+    pub asked: RefCell<Vec<ChangeRecord>>,
+}
+
+impl Host for Refuser {
+    fn approve(&self, change: &ChangeRecord) -> bool {
+        self.asked.borrow_mut().push(change.clone());
+        false
     }
 }
