@@ -41,6 +41,7 @@ pub(crate) async fn by_name(
 
 /// What a request does with its path: the deny list judges each differently.
 #[derive(Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(feature = "mcp"), allow(dead_code))] // the MCP tools' alone
 pub(crate) enum Access {
     Read,
     Write,
@@ -176,6 +177,7 @@ pub(crate) async fn resolve_for(
 /// parent exists, `Some(0)`, or how many components up to it are missing; the entry itself is
 /// for the caller to look at) and the deny list is checked on the real name too. `path` is not
 /// a root (the caller refuses that).
+#[cfg_attr(not(feature = "mcp"), allow(dead_code))] // the MCP tools' alone
 pub(crate) async fn resolve_entry(
     shared: &Shared,
     io: &Channel,

@@ -10,7 +10,7 @@ import vm from 'node:vm';
 import { describe, test } from 'node:test';
 // The Node entry instantiates the module on import; the binding is its guarded interface.
 import '../../npm/wasm/node.mjs';
-import { binding } from '../../npm/wasm/lib/api.mjs';
+import { binding } from '../../npm/wasm/lib/fs.mjs';
 import { drive, engines, PLAIN_CAPS } from './engines.mjs';
 import { bindingSuite } from './suite-binding.mjs';
 import { assertWire } from './wire-values.mjs';

@@ -5,7 +5,8 @@
 // Each pane is a module of its own; this file boots the engine and the disk, makes the panes and
 // connects them to acp-fs and to the two ends of the agent connection.
 
-import { init, AcpFs, acpClientHandlers, toRequestError } from '@acp-fs/wasm';
+// The full module: the demo's ACP v2 mode serves the files as MCP tools (fs.mcpOverAcp).
+import { init, AcpFs, acpClientHandlers, toRequestError } from '@acp-fs/wasm/full';
 // The unstable entry: ACP v2 mode answers `mcp/message`, not in the stable schema yet.
 import * as acp from '@agentclientprotocol/sdk/unstable';
 import { startDemoAgent } from './agent.mjs';
