@@ -179,7 +179,7 @@ impl AcpFs {
 /// ```
 #[must_use = "the reply is what the peer is waiting for"]
 pub fn not_served(message: &str) -> Option<String> {
-    refuse_request(message, |method| AcpFsError::method_not_found(method))
+    refuse_request(message, AcpFsError::method_not_found)
 }
 
 /// `error(method)` for a request, after the envelope checks; `None` for a notification or a
