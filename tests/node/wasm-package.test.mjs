@@ -151,6 +151,12 @@ await fs.readTextFile({ sessionId: 1, path: '/a' });
 // @ts-expect-error the lookup answers text
 overlay(() => 5, storage);
 export { content };
+// The full module: the same API, its MCP handler typed.
+const full = await import('@acp-fs/wasm/full');
+await full.init();
+export const tools: unknown[] = new full.AcpFs({ storage }).mcpHandler('s').tools();
+// @ts-expect-error the same types: a session id is a string
+new full.AcpFs({ storage }).mcpHandler(1);
 `,
       );
       const tsc = join(ROOT, 'node_modules', '.bin', 'tsc');
