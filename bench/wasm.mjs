@@ -11,7 +11,7 @@
 
 import { execFileSync } from 'node:child_process';
 import { AcpFs } from '../npm/wasm/node.mjs';
-import { binding } from '../npm/wasm/lib/api.mjs';
+import { binding } from '../npm/wasm/lib/fs.mjs';
 import { CHROMIUM } from '../tests/browser/chromium.mjs';
 import { launch } from '../tests/browser/run.mjs';
 import { serve } from '../tests/browser/server.mjs';

@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 DEMO=examples/browser-demo
 OUT=$DEMO/dist
 WASM_PKG=npm/wasm
-WASM_FILE=$WASM_PKG/pkg/acp_fs_wasm_bg.wasm
+# The full module: the demo serves the files as MCP tools in its ACP v2 mode.
+WASM_FILE=$WASM_PKG/pkg-full/acp_fs_wasm_bg.wasm
 ESBUILD=node_modules/.bin/esbuild
 
 if [ ! -x "$ESBUILD" ]; then
@@ -30,7 +31,7 @@ mkdir -p "$TMP"
 
 # @acp-fs/wasm is resolved to the package in this repository, exactly as an app would get it
 # from npm: a node_modules of its own (under out/, gitignored) links it, so its package.json
-# `exports` decide the entries (`.` and `./codemirror`). @zenfs/core and the SDK bundle without
+# `exports` decide the entries (`./full` and `./codemirror`). @zenfs/core and the SDK bundle without
 # Node polyfills (docs/toolchain.md#the-browser-tests), so none are configured: a Node built-in
 # sneaking in fails the build instead of shipping a broken page.
 # Minified, as a page is shipped: the README's first command serves it, and unminified it was

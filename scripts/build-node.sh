@@ -21,10 +21,11 @@ cp npm/shared/*.mjs "$pkg/shared/"
 node_modules/.bin/esbuild "$pkg/src/driver-cjs.mjs" --bundle --format=cjs --platform=node \
   --target=node20 --log-level=warning --outfile="$pkg/shared/driver.cjs"
 
-# The wasm fallback: @acp-fs/wasm's module (built by scripts/build-wasm.sh) and its guarded engine,
+# The wasm fallback: @acp-fs/wasm's full module (built by scripts/build-wasm.sh: the addon's
+# MCP tools and agent side are in it too) and its guarded engine,
 # carried inside this package as one CommonJS file plus the .wasm, so it loads synchronously from
 # both entries and needs no second package.
-wasm_pkg=npm/wasm/pkg
+wasm_pkg=npm/wasm/pkg-full
 if [ ! -f "$wasm_pkg/acp_fs_wasm_bg.wasm" ]; then
   echo "build-node: $wasm_pkg missing: run scripts/build-wasm.sh first (the wasm fallback carries it)" >&2
   exit 1

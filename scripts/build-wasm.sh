@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds @acp-fs/wasm (npm/wasm) from the acp-fs-wasm crate:
 #   cargo (release, wasm32-unknown-unknown) -> wasm-bindgen --target web -> wasm-opt -Oz,
-# then copies the shared driver, types and adapters into the package so `npm pack` is
-# self-contained. Idempotent; prints the .wasm size raw and gzipped.
+# twice (the fs/* module and the full one), then copies the shared driver, types and adapters
+# into the package so `npm pack` is self-contained. Idempotent; prints each .wasm's size raw and
+# gzipped.
 #
 # Traps avoided on purpose (docs/toolchain.md#the-wasm-package): no wasm-pack (it downloads tools),
 # no Debian binaryen (its wasm-opt writes modules that fail to instantiate), no `strip` in the
@@ -29,14 +30,26 @@ if [ ! -x "$WASM_OPT" ]; then
   exit 1
 fi
 
-cargo build --release --target wasm32-unknown-unknown -p acp-fs-wasm
-
-rm -rf "$PKG/pkg"
-wasm-bindgen --target web --out-dir "$PKG/pkg" --out-name acp_fs_wasm "$RAW"
-# wasm-bindgen writes a package.json and .gitignore of its own; the package is npm/wasm.
-rm -f "$PKG/pkg/package.json" "$PKG/pkg/.gitignore"
-"$WASM_OPT" -Oz "$PKG/pkg/acp_fs_wasm_bg.wasm" -o "$PKG/pkg/acp_fs_wasm_bg.opt.wasm"
-mv "$PKG/pkg/acp_fs_wasm_bg.opt.wasm" "$PKG/pkg/acp_fs_wasm_bg.wasm"
+# Two modules (docs/design.md#two-builds-of-the-wasm-engine): `pkg/` serves fs/* alone, what
+# `@acp-fs/wasm` loads and a web page downloads; `pkg-full/` adds the MCP tools and the agent's
+# side (feature `full`), what `@acp-fs/wasm/full` loads. Each cargo build replaces the one .wasm
+# cargo writes, so each is taken through wasm-bindgen before the next.
+module() { # out-dir [cargo args...]
+  local out=$PKG/$1
+  shift
+  cargo build --release --target wasm32-unknown-unknown -p acp-fs-wasm "$@"
+  rm -rf "$out"
+  wasm-bindgen --target web --out-dir "$out" --out-name acp_fs_wasm "$RAW"
+  # wasm-bindgen writes a package.json and .gitignore of its own; the package is npm/wasm.
+  rm -f "$out/package.json" "$out/.gitignore"
+  "$WASM_OPT" -Oz "$out/acp_fs_wasm_bg.wasm" -o "$out/acp_fs_wasm_bg.opt.wasm"
+  mv "$out/acp_fs_wasm_bg.opt.wasm" "$out/acp_fs_wasm_bg.wasm"
+  local wasm=$out/acp_fs_wasm_bg.wasm
+  echo "build-wasm: cargo output $(wc -c <"$RAW") bytes; $wasm $(wc -c <"$wasm") bytes raw," \
+    "$(gzip -9 -c "$wasm" | wc -c) bytes gzip -9; JS glue $(wc -c <"$out/acp_fs_wasm.js") bytes"
+}
+module pkg
+module pkg-full --features full
 
 # The shared driver, the types and the adapters, copied so the package stands alone.
 copy_dir() { # src dst pattern...
@@ -62,10 +75,3 @@ copy_dir npm/types "$PKG/types" '*.d.ts'
 copy_dir npm/adapters "$PKG/adapters" '*.mjs' '*.d.ts'
 # The package ships the licenses (MIT OR Apache-2.0), copied from the repository root.
 cp LICENSE-MIT LICENSE-APACHE "$PKG/"
-
-wasm="$PKG/pkg/acp_fs_wasm_bg.wasm"
-raw_size=$(wc -c <"$RAW")
-size=$(wc -c <"$wasm")
-gz=$(gzip -9 -c "$wasm" | wc -c)
-glue=$(wc -c <"$PKG/pkg/acp_fs_wasm.js")
-echo "build-wasm: cargo output $raw_size bytes; $wasm $size bytes raw, $gz bytes gzip -9; JS glue $glue bytes"

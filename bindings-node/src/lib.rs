@@ -160,8 +160,9 @@ impl Engine {
 
     /// The MCP tools of `sessionId`'s server (roots in the descriptions).
     #[napi(catch_unwind, ts_return_type = "JsonValue[]")]
-    pub fn mcp_tools(&self, session_id: String) -> Vec<Value> {
-        self.engine.mcp_tools(&session_id)
+    pub fn mcp_tools(&self, session_id: String) -> Result<Vec<Value>> {
+        // Only an engine built without feature `mcp` refuses (this binding's has it).
+        self.engine.mcp_tools(&session_id).map_err(|e| Error::from_reason(e.message))
     }
 
     /// One MCP message for `sessionId`'s server; a `tools/call` comes with its operation, whose

@@ -2,7 +2,9 @@
 //! with serde (serde-wasm-bindgen; answers and small params as JSON text) and nothing else: rules, wording, limits and
 //! a request's lifecycle are the core's. A panic aborts (a trap); the hook below keeps its message for the guard.
 
-use acp_fs::host::{self, agent_side, HeldOperations, HostAnswer, HostDispatch, HostEngine, HostOperation};
+#[cfg(feature = "full")]
+use acp_fs::host::agent_side;
+use acp_fs::host::{self, HeldOperations, HostAnswer, HostDispatch, HostEngine, HostOperation};
 use acp_fs::AcpFsError;
 use js_sys::{ArrayBuffer, Uint8Array};
 use serde::Serialize;
@@ -145,7 +147,7 @@ impl Engine {
     /// The MCP tools of `sessionId`'s server (roots in the descriptions).
     #[wasm_bindgen(js_name = mcpTools, unchecked_return_type = "JsonValue[]")]
     pub fn mcp_tools(&self, id: JsValue) -> Js {
-        js(&self.0.mcp_tools(&text(id)?))
+        self.0.mcp_tools(&text(id)?).map_or_else(|e| Err(js(&e)?), |tools| js(&tools))
     }
 
     /// One MCP message for `sessionId`'s server; a `tools/call` comes with its operation's number.
@@ -248,28 +250,35 @@ fn copy_in(value: &JsValue) -> Result<Result<Vec<u8>, u64>, String> {
     Ok(Ok(bytes))
 }
 
-// The agent side (core agent.rs through host::agent_side).
+// The agent side (core agent.rs through host::agent_side); without feature `full`, lite.rs.
+#[cfg(not(feature = "full"))]
+mod lite;
 
+#[cfg(feature = "full")]
 #[wasm_bindgen(js_name = clientFsCapabilities, unchecked_return_type = "FileSystemCapability")]
 pub fn client_fs_capabilities(value: JsValue) -> Js {
     js(&agent_side::client_fs_capabilities(&from_value(value)?))
 }
 
+#[cfg(feature = "full")]
 #[wasm_bindgen(js_name = toolDefinitions, unchecked_return_type = "JsonValue[]")]
 pub fn tool_definitions(caps: JsValue) -> Js {
     js(&agent_side::tool_definitions(&from_value(caps)?))
 }
 
+#[cfg(feature = "full")]
 #[wasm_bindgen(js_name = checkToolArguments, unchecked_return_type = "HostRequest")]
 pub fn check_tool_arguments(tool: JsValue, session_id: JsValue, args: JsValue) -> Js {
     js(&agent_side::check_tool_arguments(&text(tool)?, &text(session_id)?, &from_value(args)?))
 }
 
+#[cfg(feature = "full")]
 #[wasm_bindgen(js_name = buildRequest, unchecked_return_type = "HostRequest")]
 pub fn build_request(caps: JsValue, tool: JsValue, session_id: JsValue, args: JsValue) -> Js {
     js(&agent_side::build_request(&from_value(caps)?, &text(tool)?, &text(session_id)?, &from_value(args)?))
 }
 
+#[cfg(feature = "full")]
 #[wasm_bindgen(js_name = toolResult, unchecked_return_type = "JsonValue")]
 pub fn tool_result(tool: JsValue, args: JsValue, answer: JsValue) -> Js {
     js(&agent_side::tool_result(&text(tool)?, &from_value(args)?, &from_value(answer)?))

@@ -105,6 +105,7 @@ impl Channel {
     }
 
     /// The entries of the directory `path` under `root`.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))] // the MCP tools' alone
     pub async fn list(&self, root: &str, path: &str) -> Result<Vec<DirEntry>, StorageError> {
         self.ask_storage(Io::List { root: root.to_owned(), path: path.to_owned() }, |answer| match answer {
             Answer::Entries(entries) => Ok(entries),
@@ -114,12 +115,14 @@ impl Channel {
     }
 
     /// Moves `from` to `to` under `root`, never replacing what is at `to`.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))] // the MCP tools' alone
     pub async fn rename(&self, root: &str, from: &str, to: &str) -> Result<(), StorageError> {
         let io = Io::Rename { root: root.to_owned(), from: from.to_owned(), to: to.to_owned() };
         self.ask_storage(io, done).await
     }
 
     /// Creates the one directory `path` under `root`.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))] // the MCP tools' alone
     pub async fn make_dir(&self, root: &str, path: &str) -> Result<(), StorageError> {
         let io = Io::MakeDir { root: root.to_owned(), path: path.to_owned() };
         self.ask_storage(io, done).await

@@ -46,6 +46,7 @@ impl DenyList {
     /// Whether a listing, tree or search hides the entry at `path` (semantics.md §10): what a
     /// read of it would refuse. A directory is not held to `allowExtensions` (the files below
     /// it are).
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))] // the MCP tools' alone
     pub fn hides(&self, path: &AbsPath, directory: bool) -> bool {
         self.check_rules(path, false).is_some() || (!directory && self.check_extension(path).is_some())
     }

@@ -179,13 +179,19 @@ impl AcpFs {
 /// ```
 #[must_use = "the reply is what the peer is waiting for"]
 pub fn not_served(message: &str) -> Option<String> {
+    refuse_request(message, AcpFsError::method_not_found)
+}
+
+/// `error(method)` for a request, after the envelope checks; `None` for a notification or a
+/// response, `-32700`/`-32600` for a malformed message.
+pub(crate) fn refuse_request(message: &str, error: impl FnOnce(&str) -> AcpFsError) -> Option<String> {
     let msg = match parse(message) {
         Ok(Some(msg)) => msg,
         Ok(None) => return None,
         Err(reply) => return Some(reply),
     };
     match msg.request_id() {
-        Ok(Some(id)) => Some(respond(id.get(), Err(AcpFsError::method_not_found(&msg.method)))),
+        Ok(Some(id)) => Some(respond(id.get(), Err(error(&msg.method)))),
         Ok(None) => None,
         Err(reply) => Some(reply),
     }

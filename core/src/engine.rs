@@ -194,6 +194,7 @@ impl AcpFs {
 
     /// [`request`](Self::request) for a model's MCP tool call: a session's agent quirks are for
     /// the agent's own fs requests, never for what the model is told (semantics.md §8).
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))] // the MCP tools' alone
     pub(crate) fn tool_request(&self, method: &str, params: Value) -> Option<Operation> {
         match method {
             READ_TEXT_FILE => Some(self.read(params, Asker::Mcp)),

@@ -216,6 +216,20 @@ impl AcpFsError {
         Self::new(ErrorKind::MethodNotFound, format!("Method not found: {method}"), json!({ "method": method }))
     }
 
+    /// `-32601` for a part this build of the engine left out (cargo feature `mcp`: the MCP tools
+    /// and the agent's side), naming it and where it is built in. `@acp-fs/wasm`'s default module
+    /// is built without it, so a web page that serves `fs/*` alone does not download it.
+    pub fn not_built(part: &str) -> Self {
+        Self::new(
+            ErrorKind::MethodNotFound,
+            format!(
+                "Method not found: {part}: not in this build of the engine, which serves fs/* only (cargo feature \
+                 `mcp`; in JavaScript import @acp-fs/wasm/full, or use @acp-fs/node)"
+            ),
+            json!({ "method": part, "feature": "mcp", "module": "@acp-fs/wasm/full" }),
+        )
+    }
+
     /// `-32800`: the request was cancelled before it completed.
     pub fn cancelled() -> Self {
         Self::new(ErrorKind::Cancelled, "Request cancelled", Value::Null)

@@ -29,6 +29,7 @@ use crate::protocol::{READ_TEXT_FILE, WRITE_TEXT_FILE};
 use crate::storage::StorageCaps;
 use serde::Serialize;
 
+#[cfg(feature = "mcp")]
 pub mod agent_side;
 mod answer;
 #[cfg(feature = "disk")]

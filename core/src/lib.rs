@@ -110,7 +110,9 @@ pub mod host;
 mod typegen;
 
 // The agent's side: tool definitions, argument checks and requests for a client's fs methods.
+#[cfg(feature = "mcp")]
 pub mod agent;
 
 // MCP: the same engine as an MCP tool server, for ACP v2 clients.
+#[cfg(feature = "mcp")]
 pub mod mcp;

@@ -23,6 +23,7 @@ use std::sync::Arc;
 /// Who asks: an ACP agent (`fs/read_text_file`) or a model through the MCP tool. A session's
 /// agent quirk (semantics.md §8 "Agent quirks") is for the agent's own code, never the model's.
 #[derive(Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(feature = "mcp"), allow(dead_code))] // the MCP tools' alone
 pub(crate) enum Asker {
     Acp,
     Mcp,

@@ -142,6 +142,7 @@ impl Shared {
     /// A move of `from` to `to` (a file or a directory): every document open at `from` or
     /// below it now has the name it has after the move, text, version and state unchanged.
     /// Answers the names moved, old and new.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))] // the MCP tools' alone
     pub fn move_documents(&self, from: &AbsPath, to: &AbsPath) -> Vec<(AbsPath, AbsPath)> {
         let mut docs = write_lock(&self.documents);
         let moving: Vec<AbsPath> =

@@ -9,6 +9,7 @@ use crate::file::{self, ChunkReader};
 use crate::freshness::{self, Evidence};
 use crate::index::Identity;
 use crate::ledger::{self, Current, Seen};
+#[cfg(feature = "mcp")]
 use crate::mcp::edit::{self, Edit};
 use crate::operation::Done;
 use crate::options::{LineEndings, OnConflict};
@@ -47,7 +48,18 @@ pub(crate) enum Content {
     /// The whole new text (`fs/write_text_file`, `write_file`).
     Whole(String),
     /// Replacements applied in order to what is there now (`edit_file`): the file must exist.
+    #[cfg(feature = "mcp")]
     Edits(Vec<Edit>),
+}
+
+impl Content {
+    fn is_edits(&self) -> bool {
+        match self {
+            Content::Whole(_) => false,
+            #[cfg(feature = "mcp")]
+            Content::Edits(_) => true,
+        }
+    }
 }
 
 /// One change of a file's text, its params already checked.
@@ -75,6 +87,7 @@ pub(crate) async fn commit(shared: &Arc<Shared>, io: &Channel, request: Request)
     let Request { session_id, path, content, dry_run } = request;
     let roots = shared.roots(&session_id)?;
     let real_root = contain::by_name(&shared, io, &roots, &path, Access::Write).await?;
+    #[cfg_attr(not(feature = "mcp"), allow(irrefutable_let_patterns))] // `Edits` is the MCP tools'
     if let Content::Whole(content) = &content {
         if content.len() as u64 > opts.max_write_bytes {
             return Err(too_large(&path, opts.max_write_bytes, "the content is larger than maxWriteBytes"));
@@ -130,6 +143,7 @@ pub(crate) async fn commit(shared: &Arc<Shared>, io: &Channel, request: Request)
         }
         // An edit applies where its oldText is in the text the user sees now, so it keeps
         // whatever else changed since the agent read the file (semantics.md §10.7).
+        #[cfg(feature = "mcp")]
         Content::Edits(edits) => {
             let Some(old) = &old_text else { return Err(AcpFsError::not_found(requested.as_str())) };
             let text = edit::apply(old, edits, keep_endings)?;
@@ -145,7 +159,7 @@ pub(crate) async fn commit(shared: &Arc<Shared>, io: &Channel, request: Request)
     let mut merged = false;
     if let Some((seen, seen_doc)) = &seen {
         let now = current(document.as_ref(), existing.as_ref());
-        if ledger::changed(seen, *seen_doc, &now) && matches!(content, Content::Edits(_)) {
+        if ledger::changed(seen, *seen_doc, &now) && content.is_edits() {
             // An edit needs no merge base: its oldText, found once in the current text, is the
             // anchor. Only `reject` refuses it.
             if opts.on_conflict == OnConflict::Reject {

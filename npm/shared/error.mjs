@@ -78,9 +78,15 @@ export function invalidParamsError(field, reason) {
   return new AcpFsError(registered().invalidParams(field, reason));
 }
 
+/** The host protocol's error value `{kind, code, message, data}`, as a binding throws it. */
+const isErrorValue = (v) =>
+  v !== null && typeof v === 'object' && !(v instanceof Error) && typeof v.kind === 'string' && Number.isInteger(v.code) && typeof v.message === 'string';
+
 /** Anything thrown inside the driver or a binding, as an `AcpFsError` (`internal` unless it is one). */
 export function fromThrown(err) {
   if (err instanceof AcpFsError) return err;
+  // An error value a binding threw (the core's answer to a call that cannot return one).
+  if (isErrorValue(err)) return new AcpFsError(err);
   return internalError(typeof err?.message === 'string' ? err.message : String(err), err);
 }
 

@@ -1,24 +1,34 @@
 // A tiny browser app that uses @acp-fs/wasm the way an IDE would install it: bundled by esbuild
 // from the package's exports (browser conditions), the .wasm taken as an asset URL. The results
-// land in `window.__bundle` for tests/browser/run.mjs.
+// land in `window.__bundle` for tests/browser/run.mjs. The fs/* module serves the page; the full
+// one (MCP tools) is imported when first used.
 import { AcpFs, init } from '@acp-fs/wasm';
 import { fromOPFS, overlay } from '@acp-fs/wasm/adapters';
 import wasmUrl from '@acp-fs/wasm/acp_fs_wasm_bg.wasm';
+import fullWasmUrl from '@acp-fs/wasm/full/acp_fs_wasm_bg.wasm';
 
 async function smoke() {
   await init(new URL(wasmUrl, import.meta.url));
   const top = await navigator.storage.getDirectory();
   const root = await top.getDirectoryHandle(`bundle-smoke-${Date.now()}`, { create: true });
   const buffers = { '/project/open.txt': 'unsaved\n' };
-  const fs = new AcpFs({ storage: overlay((path) => buffers[path], fromOPFS(root)) });
-  fs.openSession('s', { cwd: '/project' });
-  const write = await fs.writeTextFile({ sessionId: 's', path: '/project/src/a.txt', content: 'one\r\ntwo\r\n' });
-  const read = await fs.readTextFile({ sessionId: 's', path: '/project/src/a.txt', line: 2 });
-  const open = await fs.readTextFile({ sessionId: 's', path: '/project/open.txt' });
-  const denied = await fs.readTextFile({ sessionId: 's', path: '/etc/passwd' }).then(
+  const storage = overlay((path) => buffers[path], fromOPFS(root));
+  const lite = new AcpFs({ storage });
+  lite.openSession('s', { cwd: '/project' });
+  const write = await lite.writeTextFile({ sessionId: 's', path: '/project/src/a.txt', content: 'one\r\ntwo\r\n' });
+  const read = await lite.readTextFile({ sessionId: 's', path: '/project/src/a.txt', line: 2 });
+  const open = await lite.readTextFile({ sessionId: 's', path: '/project/open.txt' });
+  const denied = await lite.readTextFile({ sessionId: 's', path: '/etc/passwd' }).then(
     () => null,
     (e) => ({ name: e.name, code: e.code, jsonRpcCode: e.jsonRpcCode }),
   );
+  // The fs/* module has no MCP tools: a call is answered with the core's error naming the module
+  // that has them.
+  const liteTools = await lite.mcpHandler('s').handle({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+  const full = await import('@acp-fs/wasm/full');
+  await full.init(new URL(fullWasmUrl, import.meta.url));
+  const fs = new full.AcpFs({ storage });
+  fs.openSession('s', { cwd: '/project' });
   // ACP v2 in a page: MCP over the ACP connection (`mcp/message`); no sockets, so no serveMcp.
   const files = fs.mcpOverAcp('s', { name: 'files' });
   const mcp = await files.handleMessage({
@@ -37,7 +47,8 @@ async function smoke() {
     read,
     open,
     denied,
-    capabilities: fs.capabilities(),
+    capabilities: lite.capabilities(),
+    liteTools: { code: liteTools.error?.code, module: liteTools.error?.data?.module },
     mcp,
     mcpDeclaration: { ...files.declaration, serverId: typeof files.declaration.serverId },
     mcpServerFor: fs.mcpServerFor('s', { mcpCapabilities: { acp: true } }),

@@ -11,6 +11,7 @@ import {
   hasHardlinks,
   hasSpecial,
   hasSymlinks,
+  classFor,
   isFileContent,
   runOnEvery,
   runVector,
@@ -170,7 +171,7 @@ export async function runAll(AcpFs, vectors, backends, label) {
     request: { method: 'fs/read_text_file', params: { sessionId: 's1', path: '/project/a.txt' } },
     expect: { result: { content: 'wrong\n' } },
   };
-  const selfTest = await runVector(AcpFs, wrong, backends[0]);
+  const selfTest = await runVector(classFor(AcpFs, wrong), wrong, backends[0]);
   if (selfTest.failures?.length === 1 && /result: want/.test(selfTest.failures[0])) out.passed += 1;
   else {
     out.failed += 1;

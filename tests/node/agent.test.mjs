@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import * as acp from '@agentclientprotocol/sdk';
 import * as nodePkg from '../../npm/node/index.mjs';
-import * as wasmPkg from '../../npm/wasm/node.mjs';
+import * as wasmPkg from '../../npm/wasm/full-node.mjs';
 import { makeTempDir, subset } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));

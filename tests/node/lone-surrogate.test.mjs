@@ -8,7 +8,7 @@ import * as nodeFs from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
-import * as wasmPkg from '../../npm/wasm/node.mjs';
+import * as wasmPkg from '../../npm/wasm/full-node.mjs';
 import { MapStorage } from './harness.mjs';
 
 const NODE_PKG = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'npm', 'node');

@@ -9,7 +9,7 @@ import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as nodePkg from '../../npm/node/index.mjs';
-import * as wasmPkg from '../../npm/wasm/node.mjs';
+import * as wasmPkg from '../../npm/wasm/full-node.mjs';
 import { makeTempDir } from './harness.mjs';
 import { acpClient, httpClient, relayClient, stdioClient } from './mcp-clients.mjs';
 import { runEveryTool } from './mcp-tool-cases.mjs';

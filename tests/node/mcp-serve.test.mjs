@@ -17,7 +17,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import * as nodePkg from '../../npm/node/index.mjs';
-import * as wasmPkg from '../../npm/wasm/node.mjs';
+import * as wasmPkg from '../../npm/wasm/full-node.mjs';
 import { makeTempDir } from './harness.mjs';
 import { AcpMcpTransport, acpPair } from './mcp-clients.mjs';
 

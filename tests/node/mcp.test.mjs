@@ -13,7 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import * as nodePkg from '../../npm/node/index.mjs';
-import * as wasmPkg from '../../npm/wasm/node.mjs';
+import * as wasmPkg from '../../npm/wasm/full-node.mjs';
 import { makeTempDir } from './harness.mjs';
 
 const SESSION = 'sess-1';

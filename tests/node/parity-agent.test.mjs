@@ -12,8 +12,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { Volume } from 'memfs';
-import * as wasmPkg from '../../npm/wasm/node.mjs';
-import { binding as wasmBinding } from '../../npm/wasm/lib/api.mjs';
+import * as wasmPkg from '../../npm/wasm/full-node.mjs';
+import { binding as wasmBinding } from '../../npm/wasm/lib/full.mjs';
 import { wellFormedUnits } from '../../npm/shared/surrogates.mjs';
 import { subset } from './harness.mjs';
 

@@ -12,8 +12,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
-import { AcpFs as WasmAcpFs } from '../../npm/wasm/node.mjs';
-import { binding as wasmBinding } from '../../npm/wasm/lib/api.mjs';
+import { AcpFs as WasmAcpFs } from '../../npm/wasm/full-node.mjs';
+import { binding as wasmBinding } from '../../npm/wasm/lib/full.mjs';
 import { loadVectors, runVector } from './harness.mjs';
 import { wasmBackends } from './wasm-backends.mjs';
 

@@ -9,7 +9,8 @@ import { runOnEvery } from '../shared/vectors.mjs';
 import { loadVectors, parityView } from './harness.mjs';
 
 /**
- * Registers the tests. `AcpFs` is the package's class, `backends` its storages by key; `only`
+ * Registers the tests. `AcpFs` is the package's class (or `{fs, full}`, see classFor in
+ * tests/shared/vectors.mjs), `backends` its storages by key; `only`
  * (keys, or null) names the subset ACP_FS_BACKENDS asked for, which may leave a vector with no storage
  * (skipped then, not failed). `describeName(file)` names each vector file's group.
  */

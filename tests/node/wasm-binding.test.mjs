@@ -3,14 +3,17 @@
 // view a browser hands over, params converted without overflowing the wasm stack, and files larger
 // than wasm32 memory.
 //
-// Needs `scripts/build-wasm.sh` first (npm/wasm/pkg is generated).
+// The full module (npm/wasm/pkg-full): the suite covers the MCP and agent calls too; the fs/*
+// module's answers to them are tested in wasm-package.test.mjs, its fs/* by the vectors.
+//
+// Needs `scripts/build-wasm.sh` first (npm/wasm/pkg-full is generated).
 
 import assert from 'node:assert/strict';
 import vm from 'node:vm';
 import { describe, test } from 'node:test';
 // The Node entry instantiates the module on import; the binding is its guarded interface.
-import '../../npm/wasm/node.mjs';
-import { binding } from '../../npm/wasm/lib/api.mjs';
+import '../../npm/wasm/full-node.mjs';
+import { binding } from '../../npm/wasm/lib/full.mjs';
 import { drive, engines, PLAIN_CAPS } from './engines.mjs';
 import { bindingSuite } from './suite-binding.mjs';
 import { assertWire } from './wire-values.mjs';

@@ -9,7 +9,7 @@ import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
-import { AcpFs, AcpFsError, init } from '../../npm/wasm/node.mjs';
+import { AcpFs, AcpFsError, agent, init } from '../../npm/wasm/node.mjs';
 import { makeTempDir, MapStorage } from './harness.mjs';
 
 const ROOT = join(fileURLToPath(import.meta.url), '..', '..', '..');
@@ -18,6 +18,50 @@ const ROOT = join(fileURLToPath(import.meta.url), '..', '..', '..');
 // the wasm boundary).
 
 describe('package', () => {
+  test('the fs/* module answers MCP and agent calls with the core error naming @acp-fs/wasm/full', async () => {
+    const fs = new AcpFs({ storage: { readFile: () => 'a\n' }, roots: ['/'] });
+    fs.openSession('s', { cwd: '/' });
+    const mcp = fs.mcpHandler('s');
+    const reply = await mcp.handle({ jsonrpc: '2.0', id: 7, method: 'tools/list' });
+    assert.equal(reply.id, 7);
+    assert.equal(reply.error.code, -32601);
+    assert.deepEqual(reply.error.data, { method: 'the MCP tools', feature: 'mcp', module: '@acp-fs/wasm/full' });
+    assert.match(reply.error.message, /^Method not found: the MCP tools: not in this build .*@acp-fs\/wasm\/full/);
+    // A notification gets no answer, as on the full module.
+    assert.equal(await mcp.handle({ jsonrpc: '2.0', method: 'notifications/initialized' }), null);
+    const thrown = (f) => {
+      try {
+        f();
+      } catch (e) {
+        return e;
+      }
+      assert.fail('did not throw');
+    };
+    for (const e of [thrown(() => mcp.tools()), thrown(() => agent.toolDefinitions({ readTextFile: true }))]) {
+      assert.ok(e instanceof AcpFsError, `an AcpFsError, not ${e}`);
+      assert.equal(e.code, 'method_not_found');
+      assert.equal(e.jsonRpcCode, -32601);
+      assert.equal(e.data.module, '@acp-fs/wasm/full');
+    }
+    assert.equal(thrown(() => agent.buildRequest({ readTextFile: true }, 'read_text_file', 's', {})).data.method, 'buildRequest');
+    // fs/* itself is served.
+    assert.deepEqual(await fs.readTextFile({ sessionId: 's', path: '/x.txt' }), { content: 'a\n' });
+  });
+
+  test('@acp-fs/wasm/full serves the MCP tools and the agent side', async () => {
+    const full = await import('../../npm/wasm/full-node.mjs');
+    const fs = new full.AcpFs({ storage: { readFile: () => 'one\ntwo\n' }, roots: ['/p'] });
+    fs.openSession('s', { cwd: '/p' });
+    const reply = await fs.mcpHandler('s').handle({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'read_text_file', arguments: { path: '/p/a.txt', line: 2 } },
+    });
+    assert.deepEqual(reply.result.structuredContent, { content: 'two\n' });
+    assert.ok(full.agent.toolDefinitions({ readTextFile: true }).length > 0);
+  });
+
   test('Node needs no init; init() is there for isomorphic code', async () => {
     await init();
     const fs = new AcpFs({ storage: { readFile: () => 'a\nb\n' }, roots: ['/'] });
@@ -65,7 +109,7 @@ describe('package', () => {
       });
       const [{ filename, files }] = JSON.parse(out);
       const names = files.map((f) => f.path);
-      for (const f of ['node.mjs', 'index.mjs', 'shared/index.mjs', 'pkg/acp_fs_wasm_bg.wasm', 'adapters/index.mjs', 'types/acp-fs.d.ts', 'shared/codemirror.mjs', 'shared/monaco.mjs', 'types/codemirror.d.ts', 'types/monaco.d.ts']) {
+      for (const f of ['node.mjs', 'index.mjs', 'full.mjs', 'full-node.mjs', 'shared/index.mjs', 'pkg/acp_fs_wasm_bg.wasm', 'pkg-full/acp_fs_wasm_bg.wasm', 'adapters/index.mjs', 'types/acp-fs.d.ts', 'shared/codemirror.mjs', 'shared/monaco.mjs', 'types/codemirror.d.ts', 'types/monaco.d.ts']) {
         assert.ok(names.includes(f), `the tarball has ${f}`);
       }
       const modules = join(dir, 'app', 'node_modules', '@acp-fs');
@@ -75,15 +119,20 @@ describe('package', () => {
       nodeFs.writeFileSync(
         join(dir, 'app', 'main.mjs'),
         `import { AcpFs } from '@acp-fs/wasm';
+import { AcpFs as FullAcpFs } from '@acp-fs/wasm/full';
 import { overlay } from '@acp-fs/wasm/adapters';
 const wasm = import.meta.resolve('@acp-fs/wasm/acp_fs_wasm_bg.wasm');
+const fullWasm = import.meta.resolve('@acp-fs/wasm/full/acp_fs_wasm_bg.wasm');
 const fs = new AcpFs({ storage: overlay((p) => (p === '/a.txt' ? 'unsaved\\n' : null), { readFile: () => 'saved\\n' }), roots: ['/'] });
 const r = await fs.readTextFile({ sessionId: 's', path: '/a.txt' });
-console.log(JSON.stringify({ content: r.content, wasm: wasm.endsWith('/pkg/acp_fs_wasm_bg.wasm') }));
+const full = new FullAcpFs({ storage: { readFile: () => 'x\\n' }, roots: ['/'] });
+full.openSession('s', { cwd: '/' });
+const tools = full.mcpHandler('s').tools().length > 0;
+console.log(JSON.stringify({ content: r.content, wasm: wasm.endsWith('/pkg/acp_fs_wasm_bg.wasm'), fullWasm: fullWasm.endsWith('/pkg-full/acp_fs_wasm_bg.wasm'), tools }));
 `,
       );
       const printed = execFileSync(process.execPath, ['main.mjs'], { cwd: join(dir, 'app'), encoding: 'utf8' });
-      assert.deepEqual(JSON.parse(printed), { content: 'unsaved\n', wasm: true });
+      assert.deepEqual(JSON.parse(printed), { content: 'unsaved\n', wasm: true, fullWasm: true, tools: true });
       // The types resolve through the same exports, and are types (misuse is an error).
       nodeFs.writeFileSync(join(dir, 'app', 'package.json'), '{"type":"module"}');
       nodeFs.writeFileSync(
@@ -102,6 +151,12 @@ await fs.readTextFile({ sessionId: 1, path: '/a' });
 // @ts-expect-error the lookup answers text
 overlay(() => 5, storage);
 export { content };
+// The full module: the same API, its MCP handler typed.
+const full = await import('@acp-fs/wasm/full');
+await full.init();
+export const tools: unknown[] = new full.AcpFs({ storage }).mcpHandler('s').tools();
+// @ts-expect-error the same types: a session id is a string
+new full.AcpFs({ storage }).mcpHandler(1);
 `,
       );
       const tsc = join(ROOT, 'node_modules', '.bin', 'tsc');

@@ -420,6 +420,15 @@ export async function runVector(AcpFs, original, backend) {
   }
 }
 
+/** Whether a vector calls MCP tools (its own `tool`, or a step's). */
+export const usesTools = (vector) => Boolean(vector.tool || vector.steps?.some((step) => step.tool));
+
+/**
+ * The class a vector runs on: `AcpFs` itself, or from `{fs, full}` (@acp-fs/wasm's fs/* module
+ * and its full one) the full one for a vector that calls MCP tools, the fs/* one for the rest.
+ */
+export const classFor = (AcpFs, vector) => (typeof AcpFs === 'function' ? AcpFs : usesTools(vector) ? AcpFs.full : AcpFs.fs);
+
 /**
  * One vector on every backend, in order: the runs that ran (each `runVector`'s answer), the skips
  * as `"<backend>: <reason>"`, and every failure as `"[<backend>] <failure>"`. The one loop of the
@@ -429,7 +438,7 @@ export async function runOnEvery(AcpFs, vector, backends) {
   const ran = [];
   const skipped = [];
   for (const backend of backends) {
-    const run = await runVector(AcpFs, vector, backend);
+    const run = await runVector(classFor(AcpFs, vector), vector, backend);
     if (run.skip) skipped.push(`${backend.name}: ${run.skip}`);
     else ran.push(run);
   }

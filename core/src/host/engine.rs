@@ -5,10 +5,14 @@ use super::step::HostDispatch;
 use crate::dispatch::Dispatch;
 use crate::engine::AcpFs;
 use crate::error::AcpFsError;
+#[cfg(feature = "mcp")]
 use crate::mcp::{McpDispatch, McpServer};
+#[cfg(feature = "mcp")]
 use crate::operation::Operation;
 use crate::options::{Options, SessionOptions};
-use crate::protocol::{FileSystemCapability, READ_TEXT_FILE, WRITE_TEXT_FILE};
+use crate::protocol::FileSystemCapability;
+#[cfg(feature = "mcp")]
+use crate::protocol::{READ_TEXT_FILE, WRITE_TEXT_FILE};
 use crate::storage::{StorageCaps, Symlinks};
 use serde_json::Value;
 
@@ -144,17 +148,39 @@ impl HostEngine {
     }
 
     /// The MCP tools `session_id`'s server offers (roots in the descriptions).
-    pub fn mcp_tools(&self, session_id: &str) -> Vec<Value> {
-        McpServer::new(self.fs.clone(), session_id).tools()
+    #[cfg(feature = "mcp")]
+    pub fn mcp_tools(&self, session_id: &str) -> Result<Vec<Value>, AcpFsError> {
+        Ok(McpServer::new(self.fs.clone(), session_id).tools())
+    }
+
+    /// Without feature `mcp`: the error naming the missing MCP tools.
+    #[cfg(not(feature = "mcp"))]
+    pub fn mcp_tools(&self, _session_id: &str) -> Result<Vec<Value>, AcpFsError> {
+        Err(AcpFsError::not_built(MCP_TOOLS))
     }
 
     /// One MCP message for `session_id`'s server; a `tools/call` starts an operation whose
     /// outcome carries the JSON-RPC reply (the tool result).
+    #[cfg(feature = "mcp")]
     #[must_use = "a call must be run and answered, a reply sent"]
     pub fn mcp_dispatch(&self, session_id: &str, message: &str) -> (HostDispatch, Option<HostOperation>) {
         McpServer::new(self.fs.clone(), session_id).dispatch(message).into()
     }
+
+    /// Without feature `mcp`: a request is answered with the error naming the missing MCP tools.
+    #[cfg(not(feature = "mcp"))]
+    #[must_use = "a reply must be sent"]
+    pub fn mcp_dispatch(&self, _session_id: &str, message: &str) -> (HostDispatch, Option<HostOperation>) {
+        match crate::dispatch::refuse_request(message, |_| AcpFsError::not_built(MCP_TOOLS)) {
+            Some(reply) => (HostDispatch::Reply { reply }, None),
+            None => (HostDispatch::NotMine, None),
+        }
+    }
 }
+
+/// The part a build without feature `mcp` lacks, as its errors name it.
+#[cfg(not(feature = "mcp"))]
+const MCP_TOOLS: &str = "the MCP tools";
 
 /// A message for the engine as a driver sees it: what it is, and the request it started.
 impl From<Dispatch> for (HostDispatch, Option<HostOperation>) {
@@ -173,6 +199,7 @@ impl From<Dispatch> for (HostDispatch, Option<HostOperation>) {
 }
 
 /// An MCP message as a driver sees it: what it is, and the `tools/call` it started.
+#[cfg(feature = "mcp")]
 impl From<McpDispatch> for (HostDispatch, Option<HostOperation>) {
     fn from(dispatch: McpDispatch) -> Self {
         match dispatch {
@@ -194,6 +221,7 @@ fn string<'a>(field: &str, value: &'a Value) -> Result<&'a str, AcpFsError> {
     value.as_str().ok_or_else(|| AcpFsError::invalid_params(field, "must be a string"))
 }
 
+#[cfg(feature = "mcp")]
 fn method_of(op: &Operation) -> &'static str {
     if op.kind() == "write" {
         WRITE_TEXT_FILE

@@ -6,6 +6,7 @@ use super::step::{HostOutcome, HostStep};
 use crate::dispatch::respond;
 use crate::error::AcpFsError;
 use crate::io::Io;
+#[cfg(feature = "mcp")]
 use crate::mcp::McpReply;
 use crate::operation::{Operation, Outcome, Step};
 use crate::protocol::Response;
@@ -21,6 +22,7 @@ pub(super) enum Reply {
     /// A JSON-RPC response with this raw id.
     Rpc(String),
     /// An MCP `tools/call` result.
+    #[cfg(feature = "mcp")]
     Mcp(McpReply),
 }
 
@@ -28,6 +30,7 @@ impl Reply {
     fn to(&self, outcome: &Outcome) -> String {
         match self {
             Reply::Rpc(id) => respond(id, outcome.result.as_ref().map(Response::to_json).map_err(Clone::clone)),
+            #[cfg(feature = "mcp")]
             Reply::Mcp(reply) => reply.respond(outcome),
         }
     }

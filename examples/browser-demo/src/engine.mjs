@@ -2,5 +2,5 @@
 // the CodeMirror binding. The demo's ACP v2 mode serves the MCP tools (`fs.mcpOverAcp`), so the
 // entry it needs is the one that carries them; choosing another entry is a change here only.
 
-export { init, AcpFs, acpClientHandlers, toRequestError } from '@acp-fs/wasm';
+export { init, AcpFs, acpClientHandlers, toRequestError } from '@acp-fs/wasm/full';
 export { bindCodeMirror } from '@acp-fs/wasm/codemirror';

@@ -1,27 +1,30 @@
-// What both entry points export: the shared JS over the guarded wasm binding. Instantiating the
-// module is the entry points' business (synchronous from the file in Node, `init()` elsewhere).
-import * as raw from '../pkg/acp_fs_wasm.js';
-import { createAcpFs, createAgent, AcpFsError, acpClientHandlers, toRequestError } from '../shared/index.mjs';
+// What the entry points export: the shared JS over a guarded wasm-bindgen module (`raw`: the
+// fs/* module in pkg/ or the full one in pkg-full/, see lib/fs.mjs and lib/full.mjs).
+// Instantiating the module is the entry points' business (synchronously from the file in Node,
+// `init()` elsewhere).
+import { createAcpFs, createAgent } from '../shared/index.mjs';
 import { guardBinding } from './guard.mjs';
 
-const guarded = guardBinding(raw);
-
-/** The module is instantiated (`exports` are its exports, as wasm-bindgen's init returns them). */
-export function markReady(exports) {
-  if (exports === undefined || exports === null) throw new Error('@acp-fs/wasm: the module did not instantiate');
-  guarded.ready();
+/** The package's API over one module. */
+export function packageApi(raw) {
+  const guarded = guardBinding(raw);
+  /** The low-level interface of docs/binding-interface.md, guarded (lib/guard.mjs). */
+  const { binding } = guarded;
+  const AcpFs = createAcpFs(binding);
+  // As @acp-fs/node reports it (which has a native addon to fall back from).
+  Object.defineProperties(AcpFs, {
+    backend: { value: 'wasm', enumerable: true },
+    backendReason: { value: null, enumerable: true },
+  });
+  return {
+    binding,
+    AcpFs,
+    agent: createAgent(binding),
+    isReady: guarded.isReady,
+    /** The module is instantiated (`exports` are its exports, as wasm-bindgen's init returns them). */
+    markReady(exports) {
+      if (exports === undefined || exports === null) throw new Error('@acp-fs/wasm: the module did not instantiate');
+      guarded.ready();
+    },
+  };
 }
-
-export const { isReady } = guarded;
-
-/** The low-level interface of docs/binding-interface.md, guarded (lib/guard.mjs). */
-export const { binding } = guarded;
-
-export const AcpFs = createAcpFs(binding);
-// As @acp-fs/node reports it (which has a native addon to fall back from).
-Object.defineProperties(AcpFs, {
-  backend: { value: 'wasm', enumerable: true },
-  backendReason: { value: null, enumerable: true },
-});
-export const agent = createAgent(binding);
-export { AcpFsError, acpClientHandlers, toRequestError };

@@ -1,7 +1,9 @@
 // Runs every vector in this page (in-memory storage, OPFS, LightningFS) and again inside a module
 // Web Worker (in-memory, OPFS), then the listing/move/directory checks of the OPFS and LightningFS
 // adapters (storage-dirs.mjs); leaves the tallies in `window.__results` for tests/browser/run.mjs.
+// The fs/* module serves every vector but those calling MCP tools, which need the full module.
 import { AcpFs, init } from '../../../npm/wasm/index.mjs';
+import { AcpFs as FullAcpFs, init as initFull } from '../../../npm/wasm/full.mjs';
 import LightningFS from '../../../out/browser/lightning-fs.mjs';
 import { storageDirSuites } from '../storage-dirs.mjs';
 import { makeBackends, runAll } from '../vector-runner.mjs';
@@ -33,8 +35,8 @@ function inWorker(vectors) {
 
 async function main() {
   const vectors = await (await fetch('/vectors.json')).json();
-  await init();
-  const suites = [await runAll(AcpFs, vectors, makeBackends({ opfs: true, LightningFS }), 'page')];
+  await Promise.all([init(), initFull()]);
+  const suites = [await runAll({ fs: AcpFs, full: FullAcpFs }, vectors, makeBackends({ opfs: true, LightningFS }), 'page')];
   suites.push(await inWorker(vectors));
   suites.push(...(await storageDirSuites(LightningFS)));
   return suites;
