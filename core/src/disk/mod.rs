@@ -73,6 +73,8 @@ mod nt;
 #[allow(unsafe_code)]
 mod nt_dirs;
 #[cfg(any(windows, test))]
+mod win_dirs;
+#[cfg(any(windows, test))]
 mod win_walk;
 // Listings, moves and single directories (the MCP file tools' storage), beside the reads and
 // writes of `sys`.

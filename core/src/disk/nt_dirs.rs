@@ -7,7 +7,8 @@
 //! the call, and a handle the system returns is owned exactly once.
 
 use super::nt::{raw, rename_as, status_error};
-use super::win_walk::{SysError, SysKind};
+use super::win_dirs::RawEntry;
+use super::win_walk::{SysError, SysKind, ATTR_REPARSE_POINT};
 use std::mem::{offset_of, size_of, zeroed};
 use std::os::windows::io::{FromRawHandle, OwnedHandle};
 use std::ptr::{null, null_mut};
@@ -76,18 +77,6 @@ pub(super) fn rename_no_replace(file: &OwnedHandle, dir: &OwnedHandle, name: &st
     rename_as(file, dir, name, FileRenameInformation, 0).map_err(status_error)
 }
 
-/// One entry of a directory as its listing describes it, without opening it.
-pub(super) struct RawEntry {
-    /// The name as stored (UTF-16; not necessarily valid Unicode).
-    pub name: Vec<u16>,
-    pub attributes: u32,
-    /// The reparse tag when `attributes` has `FILE_ATTRIBUTE_REPARSE_POINT` (else 0).
-    pub tag: u32,
-    pub size: u64,
-    /// Last write, in 100 ns ticks since 1601 (negative: none).
-    pub modified: i64,
-}
-
 /// Every entry of the open directory `dir` (`.` and `..` included, as the system lists them).
 /// `dir` must not have been queried before with a name mask: the first query's mask stays with
 /// the handle.
@@ -142,7 +131,7 @@ pub(super) fn read_dir(dir: &OwnedHandle) -> Result<Vec<RawEntry>, SysError> {
             let name = unsafe { std::slice::from_raw_parts(bytes.add(at + NAME).cast::<u16>(), chars) }.to_vec();
             let attributes = info.FileAttributes;
             // With the reparse-point attribute, EaSize holds the reparse tag.
-            let tag = if attributes & super::win_walk::ATTR_REPARSE_POINT != 0 { info.EaSize } else { 0 };
+            let tag = if attributes & ATTR_REPARSE_POINT != 0 { info.EaSize } else { 0 };
             out.push(RawEntry {
                 name,
                 attributes,

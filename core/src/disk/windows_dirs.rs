@@ -11,13 +11,11 @@
 //! directory's path) it is what refuses a link swapped in.
 
 use super::nt::{self, Nt};
-use super::nt_dirs::{self, RawEntry};
-use super::win_walk::{
-    created, directly_below, open_root, walk, Dir, Open, SysError, SysKind, System, ATTR_DIRECTORY, ATTR_REPARSE_POINT,
-    TAG_NAME_SURROGATE,
-};
+use super::nt_dirs;
+use super::win_dirs::{dir_entry, verify};
+use super::win_walk::{created, open_root, walk, Open, SysError, SysKind, System};
 use super::Beneath;
-use crate::storage::{DirEntry, FileKind, Metadata, StorageError, StorageErrorKind};
+use crate::storage::{DirEntry, StorageError, StorageErrorKind};
 use windows_sys::Wdk::Storage::FileSystem::FILE_DIRECTORY_FILE;
 
 /// The entries of the directory `at`, read through its handle opened below the root, each
@@ -31,36 +29,6 @@ pub(super) fn list(at: &Beneath) -> Result<Vec<DirEntry>, StorageError> {
     let dir = walk(&Nt, root, &at.rel).map_err(|e| e.to_storage("open the directory", at.path))?;
     let raw = nt_dirs::read_dir(&dir.handle).map_err(|e| e.to_storage("list", at.path))?;
     Ok(raw.into_iter().filter_map(dir_entry).collect())
-}
-
-/// What a listing says of one entry, or `None` for `.`, `..` and names no engine path can hold.
-fn dir_entry(raw: RawEntry) -> Option<DirEntry> {
-    let name = String::from_utf16(&raw.name).ok()?;
-    if name == "." || name == ".." {
-        return None;
-    }
-    let kind = if listed_as_link(raw.attributes, raw.tag) {
-        FileKind::Symlink
-    } else if raw.attributes & ATTR_DIRECTORY != 0 {
-        FileKind::Directory
-    } else {
-        // Cloud-file placeholders and other in-place reparse points are the files they hold.
-        FileKind::File
-    };
-    let size = if kind == FileKind::Directory { 0 } else { raw.size };
-    Some(DirEntry { name, meta: Metadata { modified: unix_nanos(raw.modified), ..Metadata::new(kind, size) } })
-}
-
-/// Whether a directory entry is a link: a name surrogate (symlink, junction, mount point), or a
-/// reparse point with no tag, which is how Wine lists a Unix symlink.
-fn listed_as_link(attributes: u32, tag: u32) -> bool {
-    attributes & ATTR_REPARSE_POINT != 0 && (tag == 0 || tag & TAG_NAME_SURROGATE != 0)
-}
-
-/// A Windows time (100 ns ticks since 1601) in nanoseconds since 1970, as `std` reports it.
-fn unix_nanos(ticks: i64) -> Option<u64> {
-    const UNIX_EPOCH_TICKS: u64 = 116_444_736_000_000_000;
-    u64::try_from(ticks).ok()?.checked_sub(UNIX_EPOCH_TICKS)?.checked_mul(100)
 }
 
 /// Moves `from` to `to` (both below the same root), each name reached through its parent's
@@ -133,34 +101,6 @@ pub(super) fn remove_dir(at: &Beneath) -> Result<(), StorageError> {
         .map_err(|e| e.to_storage("remove directory", at.path))?;
     // Deleted when its handle closes, below; a directory that is not empty refuses.
     nt::delete_on_close(&handle).map_err(|e| e.to_storage("remove directory", at.path))
-}
-
-/// `handle`, opened as `name` below `dir` without following a reparse point, if it is that entry
-/// itself: directly below `dir` (its final path) and the file its directory entry lists (same id,
-/// a link exactly where the entry is one). `links`: a symlink or junction held as itself (as
-/// Windows opens one) may be the entry; under Wine, which follows a Unix symlink regardless,
-/// such an entry never passes.
-fn verify<S: System>(
-    sys: &S,
-    dir: &Dir<S::Handle>,
-    name: &str,
-    handle: S::Handle,
-    links: bool,
-) -> Result<S::Handle, SysError> {
-    let (attributes, tag) = sys.attribute_tag(&handle)?;
-    let is_link = attributes & ATTR_REPARSE_POINT != 0 && tag & TAG_NAME_SURROGATE != 0;
-    if is_link && !links {
-        return Err(SysError::escape(&format!("{name} is a symlink, junction or mount point (reparse tag {tag:#x})")));
-    }
-    let path = sys.final_path(&handle)?;
-    if !directly_below(&dir.path, &path) && !directly_below(&sys.final_path(&dir.handle)?, &path) {
-        return Err(SysError::escape(&format!("{name} leads to {path}")));
-    }
-    match sys.entry(&dir.handle, name)? {
-        Some((a, t, id)) if listed_as_link(a, t) == is_link && id == sys.file_id(&handle)? => Ok(handle),
-        None => Err(SysError::new(SysKind::NotFound, format!("{name} is gone"))),
-        Some(_) => Err(SysError::escape(&format!("{name} was replaced while it was opened"))),
-    }
 }
 
 /// [`SysError::to_storage`], with "something is already there" as its own kind: a move or a new
