@@ -45,7 +45,7 @@ const OBJECT_NAME_INFORMATION_CLASS: OBJECT_INFORMATION_CLASS = 1;
 /// The real system: `NtCreateFile` relative to a directory handle.
 pub(super) struct Nt;
 
-pub(super) fn raw(handle: &impl AsRawHandle) -> HANDLE {
+fn raw(handle: &impl AsRawHandle) -> HANDLE {
     handle.as_raw_handle() as HANDLE
 }
 

@@ -6,11 +6,11 @@
 //! length for the duration of the call, handles are borrowed from an `OwnedHandle` that outlives
 //! the call, and a handle the system returns is owned exactly once.
 
-use super::nt::{raw, rename_as, status_error};
+use super::nt::{rename_as, status_error};
 use super::win_dirs::RawEntry;
 use super::win_walk::{SysError, SysKind, ATTR_REPARSE_POINT};
 use std::mem::{offset_of, size_of, zeroed};
-use std::os::windows::io::{FromRawHandle, OwnedHandle};
+use std::os::windows::io::{AsRawHandle, FromRawHandle, OwnedHandle};
 use std::ptr::{null, null_mut};
 use windows_sys::Wdk::Foundation::OBJECT_ATTRIBUTES;
 use windows_sys::Wdk::Storage::FileSystem::{
@@ -25,6 +25,10 @@ use windows_sys::Win32::System::IO::IO_STATUS_BLOCK;
 
 /// `OBJ_CASE_INSENSITIVE`, as the walk opens names.
 const OBJ_CASE_INSENSITIVE: u32 = 0x40;
+
+fn raw(handle: &OwnedHandle) -> HANDLE {
+    handle.as_raw_handle() as HANDLE
+}
 
 /// Opens the existing `name` below `dir` itself (a reparse point is not followed) for deletion
 /// or renaming: `DELETE` and its attributes. `options` adds `FILE_DIRECTORY_FILE` or
