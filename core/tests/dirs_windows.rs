@@ -7,7 +7,8 @@
 //! with `wine` as the runner (tests/cross/wine-dirs.test.mjs does).
 #![cfg(all(windows, feature = "disk"))]
 
-use acp_fs::{DirEntry, DiskStorage, FileKind, Storage, StorageError, StorageErrorKind};
+use acp_fs::{AcpFs, DefaultHost, DirEntry, DiskStorage, FileKind, Options, Storage, StorageError, StorageErrorKind};
+use serde_json::json;
 use std::fs;
 use std::path::PathBuf;
 
@@ -164,6 +165,32 @@ fn removes_only_an_empty_directory() {
     assert_eq!(t.text(r"root\a.txt").as_deref(), Some("abc"));
     assert_eq!(kind_of(s.remove_dir(&root, &t.p(r"root\missing"))), StorageErrorKind::NotFound);
     assert!(s.remove_dir(&root, &root).is_err(), "never the root");
+}
+
+/// The directories a failed write made for its new file are taken back (semantics.md §5 "No
+/// trace of a failed write"), through `remove_dir`; one that holds someone else's file stays.
+#[test]
+fn a_failed_write_leaves_no_directories_behind() {
+    for step in DiskStorage::WRITE_STEPS {
+        let t = Tree::new();
+        let root = t.root();
+        let failing = DiskStorage::new().fail_at(step);
+        let engine = AcpFs::new(Options::default(), failing.caps()).unwrap();
+        engine.open_session("s", &root, &[]).unwrap();
+        let write = |rel: &str| {
+            let path = t.p(&format!(r"root\{rel}"));
+            let params = json!({"sessionId": "s", "path": path, "content": "x\n"});
+            acp_fs::run(engine.write_text_file(params), &failing, &DefaultHost).result
+        };
+        let e = write(r"made\for\it\new.txt").unwrap_err();
+        assert_eq!(e.data["errorKind"], "storage_error", "{step:?}: {e:?}");
+        assert!(!t.exists(r"root\made"), "{step:?}: every directory made for the file is gone");
+        fs::create_dir_all(t.p(r"root\had\busy")).unwrap();
+        fs::write(t.p(r"root\had\busy\theirs.txt"), "t").unwrap();
+        assert!(write(r"had\new\deeper\new.txt").is_err());
+        assert!(!t.exists(r"root\had\new"), "{step:?}");
+        assert_eq!(t.text(r"root\had\busy\theirs.txt").as_deref(), Some("t"), "{step:?}: what was there stays");
+    }
 }
 
 /// Paths the engine did not check (not below the root, not normalized) never reach the disk.
