@@ -76,7 +76,7 @@ test(
     // The test binary, built as ./dev builds the addon (MinGW as the linker, from .cargo/config).
     const built = execFileSync(
       'cargo',
-      ['test', '-p', 'acp-fs', '--features', 'disk', '--target', 'x86_64-pc-windows-gnu', '--test', 'dirs_windows', '--no-run', '--message-format=json'],
+      ['test', '--locked', '-p', 'acp-fs', '--features', 'disk', '--target', 'x86_64-pc-windows-gnu', '--test', 'dirs_windows', '--no-run', '--message-format=json'],
       { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 },
     );
     const exe = built
