@@ -164,14 +164,16 @@ test(
   },
 );
 
-// The race of tests/node/race.test.mjs for listings, new directories and moves: a Linux helper
-// swaps root\sub for a symlink to `outside` (in the Wine prefix's C: drive) while node.exe lists
-// it, makes directories in it and moves files out of it and into it. Nothing outside may be
-// listed, moved, changed or created. Opt-in (ACP_FS_WINE_RACE=1) as the read and write race of
-// platforms.test.mjs is: Wine resolves a handle-relative name by the directory's path, which no
-// Windows code can prevent (docs/security.md). ACP_FS_RACE_REQUESTS scales it (default 2,000).
+// The race of tests/node/race.test.mjs for listings, trees, searches, new directories and moves:
+// a Linux helper swaps root\sub for a symlink to `outside` (in the Wine prefix's C: drive) while
+// node.exe lists it, walks the root, searches `sub`, makes directories in it and moves files out
+// of it and into it. Nothing outside may be listed, moved, changed or created. Opt-in
+// (ACP_FS_WINE_RACE=1) as the read and write race of platforms.test.mjs is: Wine carries out a
+// handle-relative open, and a rename of an open file, by path, which no Windows code can prevent;
+// about one run in six of 4,000 requests moves one outside file into the root (docs/security.md).
+// ACP_FS_RACE_REQUESTS scales it (default 2,000).
 test(
-  'Windows disk under Wine: a directory swapped for a symlink during listings, new directories and moves leads nowhere outside',
+  'Windows disk under Wine: a directory swapped for a symlink during listings, trees, searches, new directories and moves leads nowhere outside',
   {
     skip: process.env.ACP_FS_WINE_RACE === '1'
       ? missing([wine, winNode, addon])

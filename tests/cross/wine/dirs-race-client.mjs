@@ -1,18 +1,20 @@
 // The Windows side of the listing and move race under Wine (tests/cross/wine-dirs.test.mjs): run
-// by `node.exe`, it lists `root\sub`, makes directories in it and moves files in and out of it
-// through the MCP tools on @acp-fs/node's native Windows disk, while a Linux helper swaps `sub`
-// for a symlink to `outside` (tests/node/race-kit.mjs). Prints one line `DIRSRACE <json>`: what
-// it saw, and any listing that showed an outside name. The Linux side judges the disk afterwards.
+// by `node.exe`, it lists `root\sub`, walks the root and searches `sub`, makes directories in `sub` and
+// moves files in and out of it through the MCP tools on @acp-fs/node's native Windows disk, while
+// a Linux helper swaps `sub` for a symlink to `outside` (tests/node/race-kit.mjs). Prints one line
+// `DIRSRACE <json>`: what it saw, and any answer that showed an outside name or outside bytes.
+// The Linux side judges the disk afterwards.
 //
 // Usage: node.exe dirs-race-client.mjs <root as a Windows path> <requests>
 
 import { AcpFs } from '../../node/node-package.mjs';
+import { MARKER } from '../../node/race-kit.mjs';
 
 const [root, requests] = process.argv.slice(2);
 const REQUESTS = Number(requests);
 const CONCURRENCY = 8;
-/** Names only `outside` has: a listing of `sub` that shows one listed outside. */
-const OUTSIDE_NAMES = ['canary.txt', 'nested'];
+/** What only `outside` has: names, and the marker in its files' text. */
+const OUTSIDE = ['canary.txt', 'nested', MARKER];
 
 const fs = new AcpFs({});
 fs.openSession('s', { cwd: root });
@@ -39,13 +41,24 @@ let next = 0;
 const worker = async () => {
   while (next < REQUESTS) {
     const i = next++;
-    switch (i % 4) {
-      case 0: {
-        const text = await call('list_directory', { path: sub });
-        if (text !== null && OUTSIDE_NAMES.some((n) => text.includes(n)) && counts.leaks.length < 5) counts.leaks.push(text);
-        if (text !== null && OUTSIDE_NAMES.some((n) => text.includes(n))) counts.outsideListed = (counts.outsideListed ?? 0) + 1;
-        break;
+    const seen = (text) => {
+      if (text !== null && OUTSIDE.some((n) => text.includes(n))) {
+        counts.outsideShown = (counts.outsideShown ?? 0) + 1;
+        if (counts.leaks.length < 5) counts.leaks.push(text.slice(0, 500));
       }
+    };
+    switch (i % 6) {
+      case 0:
+        seen(await call('list_directory', { path: sub }));
+        break;
+      case 4:
+        seen(await call('directory_tree', { path: root }));
+        break;
+      case 5:
+        // Every file's text below `sub`: with `sub` swapped, outside's files would be searched.
+        // (Not the root: root\b.txt, swapped for a link to a file, is the read race's subject.)
+        seen(await call('search_text', { path: sub, pattern: 'OUTSIDE|inside', regex: true, maxResults: 1000 }));
+        break;
       case 1:
         await call('create_directory', { path: `${sub}\\made-${i}` });
         break;
