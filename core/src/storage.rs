@@ -166,13 +166,9 @@ impl StorageCaps {
         rename: true,
         make_dir: true,
     };
-    /// The real disk's (`DiskStorage`, the node binding's native disk): everything, except on
-    /// Windows the listings, moves and single directories of the MCP file tools, which are not
-    /// walked below the root's handle there yet (never by name after the check).
-    pub const DISK: StorageCaps = match cfg!(windows) {
-        true => StorageCaps { list: false, rename: false, make_dir: false, ..StorageCaps::FULL },
-        false => StorageCaps::FULL,
-    };
+    /// The real disk's (`DiskStorage`, the node binding's native disk): everything, on every
+    /// platform (listings, moves and single directories included, each below the root's handle).
+    pub const DISK: StorageCaps = StorageCaps::FULL;
     /// Only whole-file reads.
     pub const READ_ONLY_MINIMAL: StorageCaps = StorageCaps {
         symlinks: Symlinks::None,

@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// - a file that is not writable (read-only mode, read-only mount) stays protected, although a
 ///   rename would only need the directory's permission;
 /// - listings, moves and new directories go through a handle of the parent opened below the
-///   root (Unix), so a parent swapped for a symlink is refused, not followed; a listing
+///   root, so a parent swapped for a symlink (or a junction) is refused, not followed; a listing
 ///   describes each entry without following it, and a move never replaces what is there.
 ///
 /// Paths are the engine's absolute paths; after containment is checked they are real paths.
@@ -69,6 +69,11 @@ mod sys;
 #[cfg(windows)]
 #[allow(unsafe_code)]
 mod nt;
+#[cfg(windows)]
+#[allow(unsafe_code)]
+mod nt_dirs;
+#[cfg(any(windows, test))]
+mod win_dirs;
 #[cfg(any(windows, test))]
 mod win_walk;
 // Listings, moves and single directories (the MCP file tools' storage), beside the reads and
@@ -76,8 +81,7 @@ mod win_walk;
 #[cfg(unix)]
 #[path = "unix_dirs.rs"]
 mod dirs;
-// Windows: not through the handle walk yet, so not at all (never by name after the check):
-// the caps leave them out and the MCP tools that need them are not offered.
+// Windows: through the handle walk of `win_walk`, as the reads and writes.
 #[cfg(windows)]
 #[path = "windows_dirs.rs"]
 mod dirs;

@@ -50,7 +50,7 @@ fn raw(handle: &impl AsRawHandle) -> HANDLE {
 }
 
 /// What an NTSTATUS failure means, with the system's message.
-fn status_error(status: NTSTATUS) -> SysError {
+pub(super) fn status_error(status: NTSTATUS) -> SysError {
     // Values from ntstatus.h.
     let kind = match status as u32 {
         0xC000_0034 | 0xC000_003A | 0xC000_000F | 0xC000_0056 => SysKind::NotFound,
@@ -287,7 +287,7 @@ pub(super) fn rename(file: &impl AsRawHandle, dir: &OwnedHandle, name: &str) -> 
 
 /// One `NtSetInformationFile` rename; `flags` is `ReplaceIfExists` (a BOOLEAN) for the classic
 /// class and the flag word for the `Ex` class, which share the first field.
-fn rename_as(
+pub(super) fn rename_as(
     file: &impl AsRawHandle,
     dir: &OwnedHandle,
     name: &str,

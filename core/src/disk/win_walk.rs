@@ -35,7 +35,7 @@ pub(super) const ATTR_DIRECTORY: u32 = 0x10;
 pub(super) const ATTR_REPARSE_POINT: u32 = 0x400;
 /// The name-surrogate bit of a reparse tag (`IsReparseTagNameSurrogate`): symlinks, junctions,
 /// mount points and the like, whose meaning is another name.
-const TAG_NAME_SURROGATE: u32 = 0x2000_0000;
+pub(super) const TAG_NAME_SURROGATE: u32 = 0x2000_0000;
 
 /// What a failed system call means to the walk.
 #[cfg_attr(not(windows), allow(dead_code))]
@@ -63,7 +63,7 @@ impl SysError {
         SysError { kind, message: message.into() }
     }
 
-    fn escape(why: &str) -> SysError {
+    pub(super) fn escape(why: &str) -> SysError {
         SysError::new(SysKind::Escape, format!("the path changed after it was checked ({why})"))
     }
 

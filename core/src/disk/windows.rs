@@ -136,8 +136,5 @@ fn create_temp(dir: &Dir<OwnedHandle>, name: &str) -> Result<OwnedHandle, SysErr
     Err(last)
 }
 
-/// Taking back the directories of a failed write is not wired through the handle walk yet: the
-/// engine keeps them (semantics.md §5 "No trace of a failed write" names such storages).
-pub(super) fn remove_dir(at: &Beneath) -> Result<(), StorageError> {
-    Err(StorageError::new(StorageErrorKind::Unsupported, format!("remove directory {}: not on Windows yet", at.path)))
-}
+// Taking back the directories of a failed write: through the walk, with the listings and moves.
+pub(super) use super::dirs::remove_dir;

@@ -1,0 +1,152 @@
+//! The Windows system calls of listings, moves and directory removal (windows_dirs.rs): thin
+//! wrappers over `windows-sys`, as in `nt.rs`, beside it so that the walk's calls stay as they
+//! are. Every open is relative to a directory handle and opens a reparse point itself.
+//!
+//! Safety, for every block below: pointers passed are to live locals or buffers of the stated
+//! length for the duration of the call, handles are borrowed from an `OwnedHandle` that outlives
+//! the call, and a handle the system returns is owned exactly once.
+
+use super::nt::{rename_as, status_error};
+use super::win_dirs::RawEntry;
+use super::win_walk::{SysError, SysKind, ATTR_REPARSE_POINT};
+use std::mem::{offset_of, size_of, zeroed};
+use std::os::windows::io::{AsRawHandle, FromRawHandle, OwnedHandle};
+use std::ptr::{null, null_mut};
+use windows_sys::Wdk::Foundation::OBJECT_ATTRIBUTES;
+use windows_sys::Wdk::Storage::FileSystem::{
+    FileIdBothDirectoryInformation, FileRenameInformation, NtCreateFile, NtQueryDirectoryFile,
+    FILE_ID_BOTH_DIR_INFORMATION, FILE_OPEN, FILE_OPEN_REPARSE_POINT, FILE_SYNCHRONOUS_IO_NONALERT,
+};
+use windows_sys::Win32::Foundation::{HANDLE, UNICODE_STRING};
+use windows_sys::Win32::Storage::FileSystem::{
+    DELETE, FILE_READ_ATTRIBUTES, FILE_SHARE_DELETE, FILE_SHARE_READ, FILE_SHARE_WRITE, SYNCHRONIZE,
+};
+use windows_sys::Win32::System::IO::IO_STATUS_BLOCK;
+
+/// `OBJ_CASE_INSENSITIVE`, as the walk opens names.
+const OBJ_CASE_INSENSITIVE: u32 = 0x40;
+
+fn raw(handle: &OwnedHandle) -> HANDLE {
+    handle.as_raw_handle() as HANDLE
+}
+
+/// Opens the existing `name` below `dir` itself (a reparse point is not followed) for deletion
+/// or renaming: `DELETE` and its attributes. `options` adds `FILE_DIRECTORY_FILE` or
+/// `FILE_NON_DIRECTORY_FILE` where only one kind will do.
+pub(super) fn open_for_delete(dir: &OwnedHandle, name: &str, options: u32) -> Result<OwnedHandle, SysError> {
+    let mut wide: Vec<u16> = name.encode_utf16().collect();
+    let bytes = u16::try_from(wide.len() * 2)
+        .map_err(|_| SysError::new(SysKind::Other, format!("the name {name} is too long")))?;
+    let object_name = UNICODE_STRING { Length: bytes, MaximumLength: bytes, Buffer: wide.as_mut_ptr() };
+    let attributes = OBJECT_ATTRIBUTES {
+        Length: size_of::<OBJECT_ATTRIBUTES>() as u32,
+        RootDirectory: raw(dir),
+        ObjectName: &object_name,
+        Attributes: OBJ_CASE_INSENSITIVE,
+        SecurityDescriptor: null(),
+        SecurityQualityOfService: null(),
+    };
+    let mut handle: HANDLE = null_mut();
+    // SAFETY: a plain-data struct the call fills.
+    let mut io_status: IO_STATUS_BLOCK = unsafe { zeroed() };
+    // SAFETY: see the module's note; `object_name` and `wide` outlive the call; on success
+    // `handle` is a new handle owned by nobody else.
+    let status = unsafe {
+        NtCreateFile(
+            &mut handle,
+            DELETE | FILE_READ_ATTRIBUTES | SYNCHRONIZE,
+            &attributes,
+            &mut io_status,
+            null(),
+            0,
+            FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+            FILE_OPEN,
+            options | FILE_OPEN_REPARSE_POINT | FILE_SYNCHRONOUS_IO_NONALERT,
+            null(),
+            0,
+        )
+    };
+    if status < 0 {
+        return Err(status_error(status));
+    }
+    // SAFETY: a fresh handle from NtCreateFile, owned from here on.
+    Ok(unsafe { OwnedHandle::from_raw_handle(handle as _) })
+}
+
+/// Renames the open `file` to `name` in the directory `dir` (resolved from `dir`'s handle),
+/// never replacing what is there: `Exists` if the name is taken.
+pub(super) fn rename_no_replace(file: &OwnedHandle, dir: &OwnedHandle, name: &str) -> Result<(), SysError> {
+    // ReplaceIfExists = FALSE: the system refuses a taken name (STATUS_OBJECT_NAME_COLLISION)
+    // atomically, a file or a directory, empty or not.
+    rename_as(file, dir, name, FileRenameInformation, 0).map_err(status_error)
+}
+
+/// Every entry of the open directory `dir` (`.` and `..` included, as the system lists them).
+/// `dir` must not have been queried before with a name mask: the first query's mask stays with
+/// the handle.
+pub(super) fn read_dir(dir: &OwnedHandle) -> Result<Vec<RawEntry>, SysError> {
+    const NAME: usize = offset_of!(FILE_ID_BOTH_DIR_INFORMATION, FileName);
+    // 64 KiB a call, as FindNextFile asks; u64s keep each entry's 8-byte fields aligned.
+    let mut buf = vec![0u64; 8 * 1024];
+    let len = buf.len() * 8;
+    let mut out = Vec::new();
+    let mut restart = true;
+    loop {
+        // SAFETY: a plain-data struct the call fills.
+        let mut io_status: IO_STATUS_BLOCK = unsafe { zeroed() };
+        // SAFETY: see the module's note; `buf` holds `len` bytes.
+        let status = unsafe {
+            NtQueryDirectoryFile(
+                raw(dir),
+                null_mut(),
+                None,
+                null(),
+                &mut io_status,
+                buf.as_mut_ptr().cast(),
+                len as u32,
+                FileIdBothDirectoryInformation,
+                false,
+                null(),
+                restart,
+            )
+        };
+        restart = false;
+        // STATUS_NO_MORE_FILES, STATUS_NO_SUCH_FILE: the end (or nothing at all).
+        if matches!(status as u32, 0x8000_0006 | 0xC000_000F) {
+            return Ok(out);
+        }
+        if status < 0 {
+            return Err(status_error(status));
+        }
+        let bytes = buf.as_ptr().cast::<u8>();
+        let mut at = 0usize;
+        loop {
+            if at + NAME > len {
+                return Err(SysError::new(SysKind::Other, "a directory entry runs past the listing's buffer"));
+            }
+            // SAFETY: `at` is 8-aligned (the system aligns each entry to 8 bytes) and the
+            // entry's fixed part lies inside `buf` (checked above).
+            let info = unsafe { &*bytes.add(at).cast::<FILE_ID_BOTH_DIR_INFORMATION>() };
+            let chars = info.FileNameLength as usize / 2;
+            if at + NAME + chars * 2 > len {
+                return Err(SysError::new(SysKind::Other, "a directory entry runs past the listing's buffer"));
+            }
+            // SAFETY: the name's characters follow the fixed part, inside `buf` (checked above).
+            let name = unsafe { std::slice::from_raw_parts(bytes.add(at + NAME).cast::<u16>(), chars) }.to_vec();
+            let attributes = info.FileAttributes;
+            // With the reparse-point attribute, EaSize holds the reparse tag.
+            let tag = if attributes & ATTR_REPARSE_POINT != 0 { info.EaSize } else { 0 };
+            out.push(RawEntry {
+                name,
+                attributes,
+                tag,
+                size: u64::try_from(info.EndOfFile).unwrap_or(0),
+                modified: info.LastWriteTime,
+            });
+            if info.NextEntryOffset == 0 {
+                break;
+            }
+            at += info.NextEntryOffset as usize;
+        }
+    }
+}
