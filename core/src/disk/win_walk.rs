@@ -316,8 +316,10 @@ pub(super) fn created<S: System>(
     Err(SysError::escape(&format!("{name} was made at {path}")))
 }
 
-/// How many times [`remove_made`] deletes again what `dir` still lists.
-const REMOVE_ATTEMPTS: usize = 16;
+/// How many times [`remove_made`] deletes what `dir` still lists, a millisecond apart after the
+/// first two: a swap that a descheduled swapper holds for a while is outwaited, a lasting one is
+/// not (the temporary then stays, hidden and inside the root).
+const REMOVE_ATTEMPTS: usize = 64;
 
 /// Deletes something this process made as `name` below `dir` (an empty directory, a temporary
 /// file) through its handle, and makes sure it is gone; `true` if it is. Windows deletes what
@@ -325,7 +327,7 @@ const REMOVE_ATTEMPTS: usize = 16;
 /// swapped meanwhile makes wrong or absent, so the thing would stay: while `dir` (read through
 /// its handle) still lists `name` as this very file, it is opened again below `dir`, which
 /// records its path anew, and deleted through that handle. Anything else standing at `name` is
-/// left alone.
+/// left alone. On Windows the first deletion is the last.
 pub(super) fn remove_made<S: System>(sys: &S, dir: &Dir<S::Handle>, name: &str, handle: S::Handle) -> bool {
     let Ok(id) = sys.file_id(&handle) else {
         sys.discard(&handle);
@@ -340,6 +342,9 @@ pub(super) fn remove_made<S: System>(sys: &S, dir: &Dir<S::Handle>, name: &str, 
             Ok(None) => return true,
             Ok(Some((_, _, listed))) if listed == id && attempts < REMOVE_ATTEMPTS => {}
             _ => return false,
+        }
+        if attempts > 1 {
+            std::thread::sleep(std::time::Duration::from_millis(1));
         }
         handle = match sys.open(Some(&dir.handle), name, Open::Remove, false) {
             Ok(again) if sys.file_id(&again).is_ok_and(|again| again == id) => again,
