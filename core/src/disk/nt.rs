@@ -221,7 +221,9 @@ impl System for Nt {
     fn holds(&self, dir: &OwnedHandle, id: u64) -> Result<bool, SysError> {
         // An open by file id relative to `dir`. Wine finds the id by listing `dir` and the
         // directories below it with `lstat`, which never follows a link: found means an entry
-        // of its own. (Windows would find the id anywhere on the volume: it is not asked.)
+        // of its own. (Windows would find the id anywhere on the volume: it is not asked.) Wine
+        // searches breadth first, so a file of `dir` costs one listing of `dir`; an id that is
+        // not there costs a search of the whole tree below it, which only a swap causes.
         let mut bytes = id.to_le_bytes();
         let object_name = UNICODE_STRING { Length: 8, MaximumLength: 8, Buffer: bytes.as_mut_ptr().cast() };
         let attributes = OBJECT_ATTRIBUTES {

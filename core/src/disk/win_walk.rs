@@ -283,9 +283,10 @@ pub(super) fn create_below<S: System>(
     let mut current = dir;
     for part in parts {
         current = match sys.open(Some(&current.handle), part, Open::MakeDir, false) {
-            // Made here, so nothing could stand in for it on Windows. Under Wine the name is
-            // resolved by path, so it may have been made through a directory swapped meanwhile:
-            // one that is not where it was asked for is removed again, through its handle.
+            // Made here, so nothing could stand in for it on Windows. Under Wine it is made below
+            // the directory's descriptor too, but the path Wine records for it (which its
+            // renames and deletions use) is resolved again by name, so a directory swapped
+            // meanwhile leaves it a wrong path or none: such a one is removed again.
             Ok(handle) => created(sys, &current, part, handle)?,
             Err(e) if e.kind == SysKind::Exists => step(sys, &current, part, Open::Dir)?,
             Err(e) => return Err(e),
