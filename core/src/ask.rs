@@ -106,7 +106,16 @@ impl Channel {
 
     /// The entries of the directory `path` under `root`.
     pub async fn list(&self, root: &str, path: &str) -> Result<Vec<DirEntry>, StorageError> {
-        self.ask_storage(Io::List { root: root.to_owned(), path: path.to_owned() }, |answer| match answer {
+        self.list_as(root, path, false).await
+    }
+
+    /// [`list`](Self::list) where only each entry's kind is needed (a tree, a search).
+    pub async fn list_kinds(&self, root: &str, path: &str) -> Result<Vec<DirEntry>, StorageError> {
+        self.list_as(root, path, true).await
+    }
+
+    async fn list_as(&self, root: &str, path: &str, kinds: bool) -> Result<Vec<DirEntry>, StorageError> {
+        self.ask_storage(Io::List { root: root.to_owned(), path: path.to_owned(), kinds }, |answer| match answer {
             Answer::Entries(entries) => Ok(entries),
             other => Err(other),
         })

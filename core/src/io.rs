@@ -67,8 +67,16 @@ pub enum Io {
     /// A write of `text` targets the open document at `path`: ask the host what to do with it
     /// ([`Answer::Document`]).
     WriteDocument { path: String, text: String },
-    /// The entries of the directory at `path` below `root` ([`Answer::Entries`]).
-    List { root: String, path: String },
+    /// The entries of the directory at `path` below `root` ([`Answer::Entries`]). `kinds`: only
+    /// each entry's kind is needed ([`Storage::list_kinds`](crate::Storage::list_kinds)); a
+    /// host that lists through the protocol always describes entries in full.
+    List {
+        root: String,
+        path: String,
+        #[serde(skip)]
+        #[cfg_attr(feature = "ts", ts(skip))]
+        kinds: bool,
+    },
     /// Move `from` to `to` below `root`, never replacing what is at `to` ([`Answer::Done`]).
     Rename { root: String, from: String, to: String },
     /// Create the one directory `path` below `root` ([`Answer::Done`]).

@@ -70,7 +70,8 @@ pub fn perform<S: Storage>(storage: &S, host: &impl Host, files: &mut OpenFiles<
             Answer::Done
         }
         Io::WriteDocument { path, text } => Answer::Document(host.write_document(&path, &text)),
-        Io::List { root, path } => storage.list(&root, &path).into(),
+        Io::List { root, path, kinds: false } => storage.list(&root, &path).into(),
+        Io::List { root, path, kinds: true } => storage.list_kinds(&root, &path).into(),
         Io::Rename { root, from, to } => {
             files.close_all();
             storage.rename(&root, &from, &to).into()
@@ -124,7 +125,8 @@ pub async fn run_async<S: AsyncStorage>(mut op: Operation, storage: &S, host: &i
                         Answer::Done
                     }
                     Io::WriteDocument { path, text } => Answer::Document(host.write_document(&path, &text).await),
-                    Io::List { root, path } => storage.list(&root, &path).await.into(),
+                    Io::List { root, path, kinds: false } => storage.list(&root, &path).await.into(),
+                    Io::List { root, path, kinds: true } => storage.list_kinds(&root, &path).await.into(),
                     Io::Rename { root, from, to } => {
                         files.close_all();
                         storage.rename(&root, &from, &to).await.into()

@@ -226,7 +226,7 @@ async fn enter(
 ) -> Result<(), AcpFsError> {
     // Below the top, a directory that cannot be listed (gone since, unreadable) is skipped: a
     // search answers what it found.
-    let entries = match walk::entries(shared, io, &dir).await {
+    let entries = match walk::kinds(shared, io, &dir).await {
         Ok(entries) => entries,
         Err(_) if depth > 0 => return Ok(()),
         Err(e) => return Err(e),

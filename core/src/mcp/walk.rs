@@ -69,6 +69,18 @@ pub(crate) fn not_a_directory(path: &AbsPath) -> AcpFsError {
 /// The entries of `dir`, sorted by name, denied ones left out, open documents shown.
 pub(crate) async fn entries(shared: &Shared, io: &Channel, dir: &Dir) -> Result<Vec<Entry>, AcpFsError> {
     let listed = io.list(dir.root.as_str(), dir.real.as_str()).await.map_err(|e| storage_error(e, &dir.shown))?;
+    Ok(shown(shared, dir, listed))
+}
+
+/// [`entries`] for a listing that shows no sizes (a tree, a search): a file's `size` is 0
+/// unless an unsaved buffer gives it one. The storage describes only each entry's kind, which a
+/// disk reads from the directory without a stat per entry.
+pub(crate) async fn kinds(shared: &Shared, io: &Channel, dir: &Dir) -> Result<Vec<Entry>, AcpFsError> {
+    let listed = io.list_kinds(dir.root.as_str(), dir.real.as_str()).await.map_err(|e| storage_error(e, &dir.shown))?;
+    Ok(shown(shared, dir, listed))
+}
+
+fn shown(shared: &Shared, dir: &Dir, listed: Vec<crate::storage::DirEntry>) -> Vec<Entry> {
     let mut out: BTreeMap<String, Entry> = BTreeMap::new();
     for e in listed {
         let kind = match e.meta.kind {
@@ -99,7 +111,7 @@ pub(crate) async fn entries(shared: &Shared, io: &Channel, dir: &Dir) -> Result<
             }
         }
     }
-    Ok(out.into_values().collect())
+    out.into_values().collect()
 }
 
 /// Whether the deny list hides `name` in `dir`, by the name shown and by the real one.
