@@ -199,7 +199,12 @@ fn start_tree(call: &Call) -> Result<Operation, AcpFsError> {
                 text.close(done.depth, done.written);
                 continue;
             };
-            let rel = if top.rel.is_empty() { entry.name.clone() } else { format!("{}/{}", top.rel, entry.name) };
+            // The relative path is for the excludes alone.
+            let rel = match (excludes.is_empty(), top.rel.is_empty()) {
+                (true, _) => String::new(),
+                (false, true) => entry.name.clone(),
+                (false, false) => format!("{}/{}", top.rel, entry.name),
+            };
             if excluded(&excludes, &rel) {
                 continue;
             }
