@@ -104,6 +104,11 @@ impl Channel {
         self.ask_storage(io, done).await
     }
 
+    /// Closes `file`: this operation will not read it again.
+    pub async fn close(&self, file: FileId) -> Result<(), StorageError> {
+        self.ask_storage(Io::Close { file }, done).await
+    }
+
     /// The entries of the directory `path` under `root`.
     pub async fn list(&self, root: &str, path: &str) -> Result<Vec<DirEntry>, StorageError> {
         self.list_as(root, path, false).await
@@ -219,6 +224,7 @@ fn name(io: &Io) -> &'static str {
         Io::ReadAll { .. } => "read",
         Io::Open { .. } => "open",
         Io::ReadAt { .. } => "read_at",
+        Io::Close { .. } => "close",
         Io::MakeDirs { .. } => "make_dirs",
         Io::Write { .. } => "write",
         Io::Approve { .. } => "approve",

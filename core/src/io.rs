@@ -39,6 +39,11 @@ pub enum Io {
         #[cfg_attr(feature = "ts", ts(rename = "length"))]
         len: usize,
     },
+    /// Close `file`, which this operation opened and will not read again ([`Answer::Done`]). The
+    /// driver closes every file of an operation when it ends anyway; an operation that reads
+    /// many files one after another (a search) closes each as it is done with it, so it never
+    /// holds more than one open. Closing a file already closed does nothing.
+    Close { file: FileId },
     /// Create the directory `path` and its missing parents, below `root` ([`Answer::Done`]).
     MakeDirs { root: String, path: String },
     /// Create or replace the file at `path` below `root` with `bytes`, atomically
