@@ -19,7 +19,8 @@
 //
 // Usage: node bench/mcp.mjs [--results=<file>]. Needs @acp-fs/node built (scripts/build-node.sh).
 // Env: ACP_FS_MCP_BENCH_FILES, ACP_FS_MCP_BENCH_DIRS, ACP_FS_MCP_BENCH_FILE_BYTES,
-// ACP_FS_MCP_BENCH_RUNS (default 5), ACP_FS_MCP_BENCH_SMALL_RUNS (default 50). A run on the
+// ACP_FS_MCP_BENCH_RUNS (default 5), ACP_FS_MCP_BENCH_SMALL_RUNS (default 50),
+// ACP_FS_MCP_BENCH_ONLY (acp or ref: one server alone). A run on the
 // default tree writes its tables into docs/benchmarks/latest.md (bench/results.mjs); a smaller one
 // writes only where --results says.
 
@@ -259,7 +260,10 @@ function timeRg(root, runs) {
 // The run
 
 const root = tree();
-const entries = { acp: join(repo, 'npm', 'node', 'bin', 'acp-fs.mjs'), ref: referenceServer() };
+const entries = {
+  acp: join(repo, 'npm', 'node', 'bin', 'acp-fs.mjs'),
+  ref: process.env.ACP_FS_MCP_BENCH_ONLY === 'acp' ? null : referenceServer(),
+};
 const rg = ripgrep();
 const hundred = Array.from({ length: Math.min(100, FILES) }, (_, k) => {
   const j = Math.floor((k * FILES) / Math.min(100, FILES));
@@ -301,7 +305,9 @@ const SMALL = [
 
 const results = new Map();
 const memories = {};
-for (const [key, entry] of Object.entries(entries)) {
+// ACP_FS_MCP_BENCH_ONLY=acp: our server alone (while working on it; the table's other columns stay empty).
+const only = process.env.ACP_FS_MCP_BENCH_ONLY;
+for (const [key, entry] of Object.entries(entries).filter(([key]) => !only || key === only)) {
   nodeFs.writeFileSync(editPath, `${body(prng(4), 4096, false).slice(0, 4000)}\nalpha\n`);
   const label = key === 'acp' ? 'acp-fs mcp' : `${REFERENCE}@${REFERENCE_VERSION}`;
   const server = await start(label, entry, key === 'acp' ? ['mcp', root, dirname(editPath)] : [root, dirname(editPath)]);
@@ -341,8 +347,8 @@ const floors = new Map();
 // ---------------------------------------------------------------------------------------------
 // The tables
 
-const fmtMs = (r) => (r === null ? 'n/a' : r.error ? `error: ${r.error}` : r.ms < 10 ? `${r.ms.toFixed(2)} ms` : `${r.ms.toFixed(0)} ms`);
-const fmtBytes = (r) => (r === null || r.error ? '' : r.bytes < 1e4 ? `${r.bytes} B` : r.bytes < 1e7 ? `${(r.bytes / 1e3).toFixed(0)} KB` : `${(r.bytes / 1e6).toFixed(1)} MB`);
+const fmtMs = (r) => (r === undefined ? '' : r === null ? 'n/a' : r.error ? `error: ${r.error}` : r.ms < 10 ? `${r.ms.toFixed(2)} ms` : `${r.ms.toFixed(0)} ms`);
+const fmtBytes = (r) => (!r || r.error ? '' : r.bytes < 1e4 ? `${r.bytes} B` : r.bytes < 1e7 ? `${(r.bytes / 1e3).toFixed(0)} KB` : `${(r.bytes / 1e6).toFixed(1)} MB`);
 const fmtCpu = (r) => (r && Number.isFinite(r.cpu) ? `${r.cpu.toFixed(r.cpu < 10 ? 1 : 0)} ms` : '');
 const fmtPeak = (r) => (r?.peak ? `${r.peak.toFixed(0)} MB` : '');
 const ratio = (ours, theirs) => (ours && theirs && !ours.error && !theirs.error ? `${(theirs.ms / ours.ms).toFixed(1)}x` : '');
@@ -389,7 +395,7 @@ for (const [key, label] of [['acp', 'acp-fs mcp'], ['ref', 'reference']]) {
   say(`| ${label} | ${mb(m?.startup?.rss)} | ${mb(m?.end?.rss)} | ${mb(m?.peak)} |`);
 }
 
-const out = resultsFile(process.argv.slice(2), !FULL);
+const out = resultsFile(process.argv.slice(2), !FULL || Boolean(only));
 if (out) {
   writeSection('mcp', 'The standalone MCP server (bench/mcp.mjs)', printed(), { file: out });
   console.log(`\nwritten to ${out}`);
