@@ -167,7 +167,8 @@ mod tests {
             DenyList::new(&crate::options::DEFAULT_DENY.map(String::from), None),
             DenyList::new(&["node_modules/".into(), "*.KEY".into(), "write:.git/".into()], Some(&["rs".into()])),
         ];
-        let names = [".env", ".env.local", "a.rs", "A.RS", "a.md", "node_modules", "x.key", ".git", "id_rsa", "é.pem", ""];
+        let names =
+            [".env", ".env.local", "a.rs", "A.RS", "a.md", "node_modules", "x.key", ".git", "id_rsa", "é.pem", ""];
         for list in &lists {
             for name in names {
                 for directory in [false, true] {

@@ -160,7 +160,7 @@ fn on_disk_a_link_out_of_the_roots_is_shown_never_followed() {
 fn a_search_holds_one_file_open_at_a_time() {
     let storage = MemoryStorage::new();
     for i in 0..60 {
-        storage.put(&format!("/p/d{}/f{i}.txt", i % 7), &format!("line\nneedle {i}\n"));
+        storage.put(&format!("/p/d{}/f{i}.txt", i % 7), format!("line\nneedle {i}\n"));
     }
     storage.put("/p/.gitignore", "*.log\n");
     storage.put("/p/d0/skipped.log", "needle\n");

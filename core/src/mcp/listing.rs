@@ -192,7 +192,8 @@ fn start_tree(call: &Call) -> Result<Operation, AcpFsError> {
         let mut budget = Budget::new(&shared);
         let first = walk::kinds(&shared, &io, &root).await?;
         let mut text = TreeText::default();
-        let mut stack = vec![Frame { dir: root, rel: String::new(), depth: 0, pending: first.into_iter(), written: false }];
+        let mut stack =
+            vec![Frame { dir: root, rel: String::new(), depth: 0, pending: first.into_iter(), written: false }];
         while let Some(top) = stack.last_mut() {
             let Some(entry) = top.pending.next().filter(|_| budget.stopped.is_none()) else {
                 let done = stack.pop().expect("a frame is on the stack");
