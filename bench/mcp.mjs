@@ -13,12 +13,14 @@
 // Each tool is called once to warm up, then RUNS times (SMALL_RUNS for the small calls); the table
 // gives the median wall time of a call as the client sees it (request to parsed answer) and the
 // size of the text answered (a bounded answer is smaller, and says so in its text). A tool a
-// server does not offer is "n/a". Memory: each server's RSS after start-up and its peak
-// (VmHWM of /proc/<pid>/status, Linux) after every call: a flat server keeps them close.
+// server does not offer is "n/a". Memory: each server's RSS after start-up, at the end, and its
+// peak (VmHWM of /proc/<pid>/status, Linux) during each row's calls (reset between rows): a flat
+// server's peak does not grow with the tree.
 //
 // Usage: node bench/mcp.mjs [--results=<file>]. Needs @acp-fs/node built (scripts/build-node.sh).
 // Env: ACP_FS_MCP_BENCH_FILES, ACP_FS_MCP_BENCH_DIRS, ACP_FS_MCP_BENCH_FILE_BYTES,
-// ACP_FS_MCP_BENCH_RUNS (default 5), ACP_FS_MCP_BENCH_SMALL_RUNS (default 50). A run on the
+// ACP_FS_MCP_BENCH_RUNS (default 5), ACP_FS_MCP_BENCH_SMALL_RUNS (default 50),
+// ACP_FS_MCP_BENCH_ONLY (acp or ref: one server alone). A run on the
 // default tree writes its tables into docs/benchmarks/latest.md (bench/results.mjs); a smaller one
 // writes only where --results says.
 
@@ -138,6 +140,31 @@ function ripgrep() {
   return r.status === 0 ? r.stdout.split('\n')[0] : null;
 }
 
+/**
+ * Starts a new peak for `memory(pid).peak` (writing 5 to /proc/<pid>/clear_refs resets VmHWM,
+ * Linux 4.0+), so each call's peak is its own; where that is refused the peak is the process's.
+ */
+function resetPeak(pid) {
+  try {
+    nodeFs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
+  } catch {}
+}
+
+/** CPU time (user + system, all threads) a process has used so far, in ms. Linux only. */
+function cpuMs(pid) {
+  try {
+    // Fields 14 and 15 of /proc/<pid>/stat, counted after the command's closing parenthesis.
+    const fields = nodeFs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return NaN;
+  }
+}
+const CLOCK_TICKS = (() => {
+  const r = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
+  return Number(r.stdout) > 0 ? Number(r.stdout) : 100;
+})();
+
 /** Resident memory of a process in MB: now (VmRSS) and at its peak (VmHWM). Linux only. */
 function memory(pid) {
   try {
@@ -149,13 +176,36 @@ function memory(pid) {
   }
 }
 
+/**
+ * The SDK client refuses a message above 10 MB by default (it closes the connection): the
+ * reference server's unbounded `directory_tree` of the full tree is about 20 MB, so the bench
+ * raises the limit to see every answer whole.
+ */
+const MAX_MESSAGE_BYTES = 1 << 30;
+
 async function start(label, entry, args) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [entry, ...args], stderr: 'pipe' });
-  transport.stderr?.on('data', () => {}); // both log their roots on stderr
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [entry, ...args],
+    stderr: 'pipe',
+    maxBufferSize: MAX_MESSAGE_BYTES,
+  });
+  // Both log their roots on stderr; the tail is kept to say why a server went away.
+  let stderr = '';
+  transport.stderr?.on('data', (chunk) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
   const client = new Client({ name: 'bench', version: '1.0.0' });
   await client.connect(transport);
   const { tools } = await client.listTools();
-  return { label, client, transport, tools: new Map(tools.map((t) => [t.name, t])), startup: memory(transport.pid) };
+  return {
+    label,
+    client,
+    transport,
+    tools: new Map(tools.map((t) => [t.name, t])),
+    startup: memory(transport.pid),
+    stderr: () => stderr,
+  };
 }
 
 const median = (xs) => {
@@ -170,18 +220,25 @@ const median = (xs) => {
 async function time(server, name, args, runs) {
   if (!server.tools.has(name)) return null;
   const call = async (i) => {
-    const r = await server.client.callTool({ name, arguments: args(i, server.tools.get(name)) }, undefined, { timeout: TIMEOUT_MS });
-    return r;
+    try {
+      return await server.client.callTool({ name, arguments: args(i, server.tools.get(name)) }, undefined, { timeout: TIMEOUT_MS });
+    } catch (e) {
+      throw new Error(`${server.label}: ${name}: ${e.message}\n${server.stderr()}`, { cause: e });
+    }
   };
+  resetPeak(server.transport.pid);
   let r = await call(0);
   const ms = [];
+  const cpu0 = cpuMs(server.transport.pid);
   for (let i = 1; i <= runs; i++) {
     const t0 = performance.now();
     r = await call(i);
     ms.push(performance.now() - t0);
   }
+  const cpu = (cpuMs(server.transport.pid) - cpu0) / runs;
   const bytes = (r.content ?? []).reduce((n, c) => n + (c.text?.length ?? 0), 0);
-  return { ms: median(ms), bytes, error: r.isError === true ? (r.content?.[0]?.text ?? '').slice(0, 120) : null };
+  const peak = memory(server.transport.pid)?.peak;
+  return { ms: median(ms), bytes, peak, cpu, error: r.isError === true ? (r.content?.[0]?.text ?? '').slice(0, 120) : null };
 }
 
 /** Median ms of `runs` runs of `rg` (after one warm-up) and the matches it printed. */
@@ -203,7 +260,10 @@ function timeRg(root, runs) {
 // The run
 
 const root = tree();
-const entries = { acp: join(repo, 'npm', 'node', 'bin', 'acp-fs.mjs'), ref: referenceServer() };
+const entries = {
+  acp: join(repo, 'npm', 'node', 'bin', 'acp-fs.mjs'),
+  ref: process.env.ACP_FS_MCP_BENCH_ONLY === 'acp' ? null : referenceServer(),
+};
 const rg = ripgrep();
 const hundred = Array.from({ length: Math.min(100, FILES) }, (_, k) => {
   const j = Math.floor((k * FILES) / Math.min(100, FILES));
@@ -217,31 +277,50 @@ nodeFs.mkdirSync(dirname(editPath), { recursive: true });
 const searchTextArgs = (_, tool) => {
   const props = tool.inputSchema.properties ?? {};
   const key = ['pattern', 'query', 'regex'].find((k) => k in props) ?? 'pattern';
-  return { path: root, [key]: NEEDLE };
+  // Every match, as rg prints every match: both read the whole tree (the default maxResults,
+  // 100, would stop half-way).
+  return { path: root, [key]: NEEDLE, ...('maxResults' in props ? { maxResults: 10_000 } : {}) };
 };
 
+/** The calls: [row, tool, arguments, what the row says]. */
 const BIG = [
-  ['directory_tree', () => ({ path: root })],
-  ['search_files', () => ({ path: root, pattern: '**/*.md' })],
-  ['list_directory_with_sizes', () => ({ path: join(root, 'g0') })],
-  ['read_multiple_files', () => ({ paths: hundred })],
+  ['directory_tree', 'directory_tree', () => ({ path: root }), 'the whole tree'],
+  ['search_files', 'search_files', () => ({ path: root, pattern: '**/*.md' }), '`**/*.md` over the tree'],
+  ['list_directory_with_sizes', 'list_directory_with_sizes', () => ({ path: join(root, 'g0') }), `a directory of ${Math.min(100, DIRS)} directories`],
+  ['read_multiple_files', 'read_multiple_files', () => ({ paths: hundred }), '100 files'],
+  // Within every bound: both servers answer the same entries, so this row compares the work
+  // per entry where the whole-tree rows compare a bounded answer with an unbounded one.
+  ['directory_tree:g0', 'directory_tree', () => ({ path: join(root, 'g0') }), '`g0`, answered whole by both'],
+  ['search_files:g0', 'search_files', () => ({ path: join(root, 'g0'), pattern: '**/*.md' }), '`**/*.md` in `g0`, answered whole by both'],
 ];
 const SMALL = [
-  ['read_text_file', () => ({ path: join(root, 'small', 'read.txt') })],
-  ['edit_file', (i) => ({ path: editPath, edits: i % 2 ? [{ oldText: 'omega', newText: 'alpha' }] : [{ oldText: 'alpha', newText: 'omega' }] })],
+  ['read_text_file', 'read_text_file', () => ({ path: join(root, 'small', 'read.txt') }), 'one 4 KB file'],
+  [
+    'edit_file',
+    'edit_file',
+    (i) => ({ path: editPath, edits: i % 2 ? [{ oldText: 'omega', newText: 'alpha' }] : [{ oldText: 'alpha', newText: 'omega' }] }),
+    'one edit of a 4 KB file',
+  ],
 ];
+
+/** A call of a millisecond or so is timed as often as the small calls: five say little. */
+const QUICK = new Set(['list_directory_with_sizes', ...SMALL.map(([row]) => row)]);
+const runsOf = (row) => (QUICK.has(row) ? SMALL_RUNS : RUNS);
 
 const results = new Map();
 const memories = {};
-for (const [key, entry] of Object.entries(entries)) {
+// ACP_FS_MCP_BENCH_ONLY=acp: our server alone (while working on it; the table's other columns stay empty).
+const only = process.env.ACP_FS_MCP_BENCH_ONLY;
+for (const [key, entry] of Object.entries(entries).filter(([key]) => !only || key === only)) {
   nodeFs.writeFileSync(editPath, `${body(prng(4), 4096, false).slice(0, 4000)}\nalpha\n`);
   const label = key === 'acp' ? 'acp-fs mcp' : `${REFERENCE}@${REFERENCE_VERSION}`;
   const server = await start(label, entry, key === 'acp' ? ['mcp', root, dirname(editPath)] : [root, dirname(editPath)]);
   try {
-    for (const [name, args] of BIG) results.set(`${key}:${name}`, await time(server, name, args, RUNS));
+    for (const [row, name, args] of BIG) results.set(`${key}:${row}`, await time(server, name, args, runsOf(row)));
     if (key === 'acp') results.set('acp:search_text', await time(server, 'search_text', searchTextArgs, RUNS));
-    for (const [name, args] of SMALL) results.set(`${key}:${name}`, await time(server, name, args, SMALL_RUNS));
-    memories[key] = { startup: server.startup, end: memory(server.transport.pid) };
+    for (const [row, name, args] of SMALL) results.set(`${key}:${row}`, await time(server, name, args, SMALL_RUNS));
+    const peaks = [...results].filter(([k, r]) => k.startsWith(`${key}:`) && r?.peak).map(([, r]) => r.peak);
+    memories[key] = { startup: server.startup, end: memory(server.transport.pid), peak: Math.max(...peaks) };
   } finally {
     await server.client.close();
   }
@@ -249,31 +328,55 @@ for (const [key, entry] of Object.entries(entries)) {
 nodeFs.rmSync(dirname(editPath), { recursive: true, force: true });
 const rgResult = rg ? timeRg(root, RUNS) : null;
 
+// The floor: a server that does nothing but answer (bench/mcp-floor-server.mjs), asked for
+// answers of the sizes the two servers gave, so each row shows what the SDK client, the pipe and
+// the JSON cost alone.
+const floors = new Map();
+{
+  const floor = await start('floor', join(here, 'mcp-floor-server.mjs'), []);
+  try {
+    for (const [row] of [...BIG, ...SMALL]) {
+      for (const key of ['acp', 'ref']) {
+        const r = results.get(`${key}:${row}`);
+        if (!r || r.error) continue;
+        const f = await time(floor, 'answer', () => ({ bytes: r.bytes }), runsOf(row));
+        floors.set(`${key}:${row}`, f);
+      }
+    }
+  } finally {
+    await floor.client.close();
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The tables
 
-const fmtMs = (r) => (r === null ? 'n/a' : r.error ? `error: ${r.error}` : r.ms < 10 ? `${r.ms.toFixed(2)} ms` : `${r.ms.toFixed(0)} ms`);
-const fmtBytes = (r) => (r === null || r.error ? '' : r.bytes < 1e4 ? `${r.bytes} B` : r.bytes < 1e7 ? `${(r.bytes / 1e3).toFixed(0)} KB` : `${(r.bytes / 1e6).toFixed(1)} MB`);
+const fmtMs = (r) => (r === undefined ? '' : r === null ? 'n/a' : r.error ? `error: ${r.error}` : r.ms < 10 ? `${r.ms.toFixed(2)} ms` : `${r.ms.toFixed(0)} ms`);
+const fmtBytes = (r) => (!r || r.error ? '' : r.bytes < 1e4 ? `${r.bytes} B` : r.bytes < 1e7 ? `${(r.bytes / 1e3).toFixed(0)} KB` : `${(r.bytes / 1e6).toFixed(1)} MB`);
+const fmtCpu = (r) => (r && Number.isFinite(r.cpu) ? `${r.cpu.toFixed(r.cpu < 10 ? 1 : 0)} ms` : '');
+const fmtPeak = (r) => (r?.peak ? `${r.peak.toFixed(0)} MB` : '');
 const ratio = (ours, theirs) => (ours && theirs && !ours.error && !theirs.error ? `${(theirs.ms / ours.ms).toFixed(1)}x` : '');
 
 say(`\n### Standalone server vs ${REFERENCE}@${REFERENCE_VERSION}\n`);
-say(`Tree: ${FILES.toLocaleString('en')} files in ${DIRS.toLocaleString('en')} directories, ~${Math.round((FILES * FILE_BYTES) / 1e6)} MB${FULL ? '' : ' (a reduced size)'}; median of ${RUNS} calls (small calls: ${SMALL_RUNS}).\n`);
-say('| call | acp-fs mcp | answer | reference | answer | reference / acp-fs |');
-say('|---|---:|---:|---:|---:|---:|');
-const describeArgs = {
-  directory_tree: 'the whole tree',
-  search_files: '`**/*.md` over the tree',
-  list_directory_with_sizes: `a directory of ${Math.min(100, DIRS)} directories`,
-  read_multiple_files: '100 files',
-  read_text_file: 'one 4 KB file',
-  edit_file: 'one edit of a 4 KB file',
-};
-for (const [name] of [...BIG, ...SMALL]) {
-  const a = results.get(`acp:${name}`);
-  const r = results.get(`ref:${name}`);
-  say(`| \`${name}\` (${describeArgs[name]}) | ${fmtMs(a)} | ${fmtBytes(a)} | ${fmtMs(r)} | ${fmtBytes(r)} | ${ratio(a, r)} |`);
+say(`Tree: ${FILES.toLocaleString('en')} files in ${DIRS.toLocaleString('en')} directories, ~${Math.round((FILES * FILE_BYTES) / 1e6)} MB${FULL ? '' : ' (a reduced size)'}; median of ${RUNS} calls (calls of about a millisecond: ${SMALL_RUNS}).\n`);
+say('Time: the median of a call as the client sees it. CPU: the server process\'s CPU time per call (all its threads; from /proc, in clock ticks, so a small call\'s is coarse). Peak RSS: the server\'s resident peak during that row\'s calls.\n');
+say('| call | acp-fs mcp | answer | CPU | peak RSS | reference | answer | CPU | peak RSS | reference / acp-fs |');
+say('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+for (const [row, name, , what] of [...BIG, ...SMALL]) {
+  const a = results.get(`acp:${row}`);
+  const r = results.get(`ref:${row}`);
+  say(`| \`${name}\` (${what}) | ${fmtMs(a)} | ${fmtBytes(a)} | ${fmtCpu(a)} | ${fmtPeak(a)} | ${fmtMs(r)} | ${fmtBytes(r)} | ${fmtCpu(r)} | ${fmtPeak(r)} | ${ratio(a, r)} |`);
 }
 
+say(`\n### The transport floor\n`);
+say('A server that only answers (bench/mcp-floor-server.mjs), timed for answers of the same sizes: what the SDK client, the pipe and the JSON of an answer that size cost, with no file work. Measured after the servers, so under whatever load the machine had then: a floor, not a figure to subtract.\n');
+say('| call | floor for the acp-fs answer | floor for the reference answer |');
+say('|---|---:|---:|');
+for (const [row, name, , what] of [...BIG, ...SMALL]) {
+  const fa = floors.get(`acp:${row}`);
+  const fr = floors.get(`ref:${row}`);
+  say(`| \`${name}\` (${what}) | ${fa ? fmtMs(fa) : ''} | ${fr ? fmtMs(fr) : ''} |`);
+}
 say(`\n### search_text vs ripgrep\n`);
 say(`The literal \`${NEEDLE}\` over the whole tree (in one file of 500); rg is ${rg ?? 'not installed'}, spawned per search.\n`);
 say('| search | time | answer | rg / acp-fs |');
@@ -288,10 +391,10 @@ say('|---|---:|---:|---:|');
 const mb = (v) => (v === undefined || v === null || Number.isNaN(v) ? 'n/a' : v.toFixed(0));
 for (const [key, label] of [['acp', 'acp-fs mcp'], ['ref', 'reference']]) {
   const m = memories[key];
-  say(`| ${label} | ${mb(m?.startup?.rss)} | ${mb(m?.end?.rss)} | ${mb(m?.end?.peak)} |`);
+  say(`| ${label} | ${mb(m?.startup?.rss)} | ${mb(m?.end?.rss)} | ${mb(m?.peak)} |`);
 }
 
-const out = resultsFile(process.argv.slice(2), !FULL);
+const out = resultsFile(process.argv.slice(2), !FULL || Boolean(only));
 if (out) {
   writeSection('mcp', 'The standalone MCP server (bench/mcp.mjs)', printed(), { file: out });
   console.log(`\nwritten to ${out}`);

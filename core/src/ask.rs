@@ -104,10 +104,24 @@ impl Channel {
         self.ask_storage(io, done).await
     }
 
+    /// Closes `file`: this operation will not read it again.
+    pub async fn close(&self, file: FileId) -> Result<(), StorageError> {
+        self.ask_storage(Io::Close { file }, done).await
+    }
+
     /// The entries of the directory `path` under `root`.
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))] // the MCP tools' alone
     pub async fn list(&self, root: &str, path: &str) -> Result<Vec<DirEntry>, StorageError> {
-        self.ask_storage(Io::List { root: root.to_owned(), path: path.to_owned() }, |answer| match answer {
+        self.list_as(root, path, false).await
+    }
+
+    /// [`list`](Self::list) where only each entry's kind is needed (a tree, a search).
+    pub async fn list_kinds(&self, root: &str, path: &str) -> Result<Vec<DirEntry>, StorageError> {
+        self.list_as(root, path, true).await
+    }
+
+    async fn list_as(&self, root: &str, path: &str, kinds: bool) -> Result<Vec<DirEntry>, StorageError> {
+        self.ask_storage(Io::List { root: root.to_owned(), path: path.to_owned(), kinds }, |answer| match answer {
             Answer::Entries(entries) => Ok(entries),
             other => Err(other),
         })
@@ -213,6 +227,7 @@ fn name(io: &Io) -> &'static str {
         Io::ReadAll { .. } => "read",
         Io::Open { .. } => "open",
         Io::ReadAt { .. } => "read_at",
+        Io::Close { .. } => "close",
         Io::MakeDirs { .. } => "make_dirs",
         Io::Write { .. } => "write",
         Io::Approve { .. } => "approve",

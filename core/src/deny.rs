@@ -51,6 +51,14 @@ impl DenyList {
         self.check_rules(path, false).is_some() || (!directory && self.check_extension(path).is_some())
     }
 
+    /// [`hides`](Self::hides) for the entry `name` of a directory that is itself not hidden
+    /// (one a listing reached): the rules that look at every component already passed the
+    /// directory's, so only the entry's own name is left to test. Allocation-free.
+    pub fn hides_entry(&self, name: &str, directory: bool) -> bool {
+        self.rules.iter().any(|rule| !rule.writes_only && glob(&rule.pattern, name))
+            || (!directory && self.allow_extensions.as_ref().is_some_and(|allowed| !extension_in(name, allowed)))
+    }
+
     /// The rule that refuses reading the directory `path`, if any (`allowExtensions` is for
     /// files).
     pub fn check_directory(&self, path: &AbsPath) -> Option<String> {
@@ -85,13 +93,17 @@ impl DenyList {
     fn check_extension(&self, path: &AbsPath) -> Option<String> {
         let name = path.file_name().unwrap_or("");
         if let Some(allowed) = &self.allow_extensions {
-            let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
-            if !ext.is_some_and(|e| allowed.contains(&e)) {
+            if !extension_in(name, allowed) {
                 return Some("the file's extension is not in allowExtensions".to_owned());
             }
         }
         None
     }
+}
+
+/// Whether the file `name`'s extension (ASCII case-insensitive) is one of `allowed` (lower case).
+fn extension_in(name: &str, allowed: &[String]) -> bool {
+    name.rsplit_once('.').is_some_and(|(_, e)| allowed.iter().any(|a| a.eq_ignore_ascii_case(e)))
 }
 
 /// Glob with `*` (any run) and `?` (one character), over characters, ASCII case-insensitive
@@ -148,6 +160,24 @@ mod tests {
         assert!(glob("*é*.pem", "ééé.pem"));
         assert!(glob("*", ""));
         assert!(!glob("?", ""));
+    }
+
+    #[test]
+    fn an_entry_of_a_directory_that_is_not_hidden_is_judged_by_its_name() {
+        let lists = [
+            DenyList::new(&crate::options::DEFAULT_DENY.map(String::from), None),
+            DenyList::new(&["node_modules/".into(), "*.KEY".into(), "write:.git/".into()], Some(&["rs".into()])),
+        ];
+        let names =
+            [".env", ".env.local", "a.rs", "A.RS", "a.md", "node_modules", "x.key", ".git", "id_rsa", "é.pem", ""];
+        for list in &lists {
+            for name in names {
+                for directory in [false, true] {
+                    let path = AbsPath::parse(&format!("/p/src/{name}")).unwrap();
+                    assert_eq!(list.hides_entry(name, directory), list.hides(&path, directory), "{name:?} {directory}");
+                }
+            }
+        }
     }
 
     #[test]

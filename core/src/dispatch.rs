@@ -105,11 +105,23 @@ impl<'de> Visitor<'de> for MembersVisitor {
 
 /// Builds a JSON-RPC response around a raw id.
 pub fn respond(id: &str, result: Result<Value, AcpFsError>) -> String {
-    let body = match result {
-        Ok(value) => format!("\"result\":{value}"),
-        Err(e) => format!("\"error\":{}", e.to_json_rpc()),
-    };
-    format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},{body}}}")
+    match result {
+        Ok(value) => respond_result(id, &value),
+        Err(e) => format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{}}}", e.to_json_rpc()),
+    }
+}
+
+/// [`respond`] with a borrowed result, serialized once straight into the reply: a tool's answer
+/// may be megabytes, and neither a copy of it nor a second pass over its text is needed.
+pub(crate) fn respond_result(id: &str, value: &Value) -> String {
+    let mut out = Vec::with_capacity(64);
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    out.extend_from_slice(id.as_bytes());
+    out.extend_from_slice(b",\"result\":");
+    serde_json::to_writer(&mut out, value).expect("a Value serializes into a Vec");
+    out.push(b'}');
+    // The id is a raw JSON value (UTF-8) and serde_json writes UTF-8.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 impl AcpFs {

@@ -111,6 +111,14 @@ impl<'a> ChunkReader<'a> {
         Ok(self.advance(bytes))
     }
 
+    /// Closes the file: nothing more is read from it. A failure to close changes nothing the
+    /// reader read (the driver closes what is left when the operation ends).
+    pub async fn close(self) {
+        if let Some(file) = self.file {
+            let _ = self.io.close(file).await;
+        }
+    }
+
     /// Moves past a chunk just read.
     fn advance(&mut self, bytes: Bytes) -> Bytes {
         self.offset += bytes.len() as u64;

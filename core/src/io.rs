@@ -39,6 +39,11 @@ pub enum Io {
         #[cfg_attr(feature = "ts", ts(rename = "length"))]
         len: usize,
     },
+    /// Close `file`, which this operation opened and will not read again ([`Answer::Done`]). The
+    /// driver closes every file of an operation when it ends anyway; an operation that reads
+    /// many files one after another (a search) closes each as it is done with it, so it never
+    /// holds more than one open. Closing a file already closed does nothing.
+    Close { file: FileId },
     /// Create the directory `path` and its missing parents, below `root` ([`Answer::Done`]).
     MakeDirs { root: String, path: String },
     /// Create or replace the file at `path` below `root` with `bytes`, atomically
@@ -67,8 +72,16 @@ pub enum Io {
     /// A write of `text` targets the open document at `path`: ask the host what to do with it
     /// ([`Answer::Document`]).
     WriteDocument { path: String, text: String },
-    /// The entries of the directory at `path` below `root` ([`Answer::Entries`]).
-    List { root: String, path: String },
+    /// The entries of the directory at `path` below `root` ([`Answer::Entries`]). `kinds`: only
+    /// each entry's kind is needed ([`Storage::list_kinds`](crate::Storage::list_kinds)); a
+    /// host that lists through the protocol always describes entries in full.
+    List {
+        root: String,
+        path: String,
+        #[serde(skip)]
+        #[cfg_attr(feature = "ts", ts(skip))]
+        kinds: bool,
+    },
     /// Move `from` to `to` below `root`, never replacing what is at `to` ([`Answer::Done`]).
     Rename { root: String, from: String, to: String },
     /// Create the one directory `path` below `root` ([`Answer::Done`]).

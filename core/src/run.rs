@@ -7,7 +7,7 @@ use crate::storage::{AsyncHost, AsyncStorage, Host, Metadata, Storage, StorageEr
 
 /// The files one operation opened, by [`FileId`]; dropping it closes them, so a driver keeps
 /// one per operation and drops it when the operation ends (or is cancelled).
-pub struct OpenFiles<F>(Vec<F>);
+pub struct OpenFiles<F>(Vec<Option<F>>);
 
 impl<F> Default for OpenFiles<F> {
     fn default() -> Self {
@@ -22,7 +22,7 @@ impl<F> OpenFiles<F> {
                 let Ok(id) = FileId::try_from(self.0.len()) else {
                     return Answer::Err(StorageError::new(StorageErrorKind::Other, "too many open files"));
                 };
-                self.0.push(file);
+                self.0.push(Some(file));
                 Answer::Opened { file: Some(id), meta, head: None }
             }
             Ok((None, meta)) => Answer::Opened { file: None, meta, head: None },
@@ -38,9 +38,17 @@ impl<F> OpenFiles<F> {
         self.0.clear();
     }
 
+    /// Closes one file (its id is not given again: ids are positions).
+    fn close(&mut self, id: FileId) {
+        if let Some(file) = self.0.get_mut(id as usize) {
+            *file = None;
+        }
+    }
+
     fn get(&self, id: FileId) -> Result<&F, StorageError> {
         self.0
             .get(id as usize)
+            .and_then(Option::as_ref)
             .ok_or_else(|| StorageError::new(StorageErrorKind::Other, format!("the operation has no open file {id}")))
     }
 }
@@ -70,7 +78,12 @@ pub fn perform<S: Storage>(storage: &S, host: &impl Host, files: &mut OpenFiles<
             Answer::Done
         }
         Io::WriteDocument { path, text } => Answer::Document(host.write_document(&path, &text)),
-        Io::List { root, path } => storage.list(&root, &path).into(),
+        Io::Close { file } => {
+            files.close(file);
+            Answer::Done
+        }
+        Io::List { root, path, kinds: false } => storage.list(&root, &path).into(),
+        Io::List { root, path, kinds: true } => storage.list_kinds(&root, &path).into(),
         Io::Rename { root, from, to } => {
             files.close_all();
             storage.rename(&root, &from, &to).into()
@@ -124,7 +137,12 @@ pub async fn run_async<S: AsyncStorage>(mut op: Operation, storage: &S, host: &i
                         Answer::Done
                     }
                     Io::WriteDocument { path, text } => Answer::Document(host.write_document(&path, &text).await),
-                    Io::List { root, path } => storage.list(&root, &path).await.into(),
+                    Io::Close { file } => {
+                        files.close(file);
+                        Answer::Done
+                    }
+                    Io::List { root, path, kinds: false } => storage.list(&root, &path).await.into(),
+                    Io::List { root, path, kinds: true } => storage.list_kinds(&root, &path).await.into(),
                     Io::Rename { root, from, to } => {
                         files.close_all();
                         storage.rename(&root, &from, &to).await.into()

@@ -240,6 +240,13 @@ pub trait Storage {
         let _ = (root, path);
         unsupported("list")
     }
+    /// [`list`](Self::list) for a listing that shows no sizes (a tree, a search): each entry's
+    /// [`Metadata::kind`] must be right; its size, links, times and id may be left at
+    /// [`Metadata::new`]'s. The default lists in full; a disk reads the kinds from the directory
+    /// itself instead of describing every entry.
+    fn list_kinds(&self, root: &str, path: &str) -> Result<Vec<DirEntry>, StorageError> {
+        self.list(root, path)
+    }
     /// Moves `from` to `to`, both below `root`; `AlreadyExists` when something is at `to`
     /// (never replaced). The parent of `to` exists.
     fn rename(&self, root: &str, from: &str, to: &str) -> Result<(), StorageError> {
@@ -306,6 +313,10 @@ pub trait AsyncStorage {
     async fn list(&self, root: &str, path: &str) -> Result<Vec<DirEntry>, StorageError> {
         let _ = (root, path);
         unsupported("list")
+    }
+    /// As [`Storage::list_kinds`].
+    async fn list_kinds(&self, root: &str, path: &str) -> Result<Vec<DirEntry>, StorageError> {
+        self.list(root, path).await
     }
     /// As [`Storage::rename`].
     async fn rename(&self, root: &str, from: &str, to: &str) -> Result<(), StorageError> {

@@ -176,6 +176,19 @@ fn lists_entries_without_following_them(t: &impl Tree) {
     // An empty directory lists nothing.
     t.dir(&format!("{root}/empty"));
     assert!(s.list(&root, &format!("{root}/empty")).unwrap().is_empty());
+
+    // A listing of kinds only (a tree, a search) names the same entries with the same kinds,
+    // links as links, and refuses what the full listing refuses.
+    let names_and_kinds = |entries: Vec<DirEntry>| -> Vec<(String, FileKind)> {
+        kinds(entries).into_iter().map(|(n, k, _)| (n, k)).collect()
+    };
+    for dir in [root.clone(), format!("{root}/sub"), format!("{root}/empty")] {
+        let full = names_and_kinds(s.list(&root, &dir).unwrap());
+        assert_eq!(names_and_kinds(s.list_kinds(&root, &dir).unwrap()), full, "{dir}");
+    }
+    assert_eq!(kind_of(s.list_kinds(&root, &format!("{root}/link"))), StorageErrorKind::SymlinkEscape);
+    assert_eq!(kind_of(s.list_kinds(&root, &format!("{root}/link/inner"))), StorageErrorKind::SymlinkEscape);
+    assert_eq!(kind_of(s.list_kinds(&root, &format!("{root}/a.txt"))), StorageErrorKind::NotADirectory);
 }
 
 fn makes_one_directory(t: &impl Tree) {
@@ -314,10 +327,12 @@ fn the_caps_and_the_io_reach_both_storages() {
     let moved =
         io(Io::Rename { root: root.clone(), from: format!("{root}/a.txt"), to: format!("{root}/d/a.txt") }, &mut files);
     assert_eq!(moved, Answer::Done);
-    let Answer::Entries(entries) = io(Io::List { root: root.clone(), path: format!("{root}/d") }, &mut files) else {
-        panic!("a listing answers entries")
-    };
+    let list = |kinds| Io::List { root: root.clone(), path: format!("{root}/d"), kinds };
+    let Answer::Entries(entries) = io(list(false), &mut files) else { panic!("a listing answers entries") };
     assert_eq!(kinds(entries), [("a.txt".into(), FileKind::File, 3)]);
+    // A listing of kinds only reaches the storage's list_kinds: the disk leaves sizes out.
+    let Answer::Entries(entries) = io(list(true), &mut files) else { panic!("a listing answers entries") };
+    assert_eq!(kinds(entries), [("a.txt".into(), FileKind::File, 0)]);
     let Answer::Err(e) = io(Io::MakeDir { root: root.clone(), path: format!("{root}/d") }, &mut files) else {
         panic!("a second make_dir fails")
     };

@@ -152,3 +152,48 @@ fn on_disk_a_link_out_of_the_roots_is_shown_never_followed() {
     assert!(text(&sizes).starts_with("[FILE] a.txt"), "{}", text(&sizes));
     assert!(text(&sizes).contains("[LINK] secret-link.txt"), "{}", text(&sizes));
 }
+
+/// A search reads files one after another and closes each when it is done with it: it never
+/// holds more than one open, so a tree of more files than the process may open at once (the
+/// disk's descriptor limit) is searched whole instead of stopping, unreported, at the limit.
+#[test]
+fn a_search_holds_one_file_open_at_a_time() {
+    let storage = MemoryStorage::new();
+    for i in 0..60 {
+        storage.put(&format!("/p/d{}/f{i}.txt", i % 7), format!("line\nneedle {i}\n"));
+    }
+    storage.put("/p/.gitignore", "*.log\n");
+    storage.put("/p/d0/skipped.log", "needle\n");
+    let server = server_over(&storage, json!({}));
+    let McpDispatch::Call(call) =
+        server.dispatch(&call_message("search_text", json!({"path": "/p", "pattern": "needle", "maxResults": 1000})))
+    else {
+        panic!("a tools/call starts an operation")
+    };
+    let (mut op, reply) = call.into_parts();
+    let mut files = OpenFiles::default();
+    let (mut open, mut most) = (0, 0);
+    let mut step = op.start();
+    let outcome = loop {
+        step = match step {
+            Step::Io(io) => {
+                if matches!(io, acp_fs::Io::Close { .. }) {
+                    open -= 1;
+                }
+                let answer = acp_fs::perform(&storage, &DefaultHost, &mut files, io);
+                if matches!(answer, acp_fs::Answer::Opened { file: Some(_), .. }) {
+                    open += 1;
+                    most = most.max(open);
+                }
+                op.resume(answer)
+            }
+            Step::Done(outcome) => break outcome,
+        };
+    };
+    assert_eq!(most, 1, "one file open at a time");
+    assert_eq!(open, 0, "every file it opened it closed");
+    let answered: Value = serde_json::from_str(&reply.respond(&outcome)).unwrap();
+    let result = &answered["result"];
+    assert_eq!(result["structuredContent"]["matches"].as_array().unwrap().len(), 60, "{}", text(result));
+    assert_eq!(result["structuredContent"]["truncated"], false);
+}

@@ -153,6 +153,8 @@ export class StorageIo {
         if (handle === undefined) throw Object.assign(new Error(`EBADF: no open file ${io.file}`), { code: 'EBADF' });
         return then(this.read(handle, io.offset, io.length), (b) => ({ answer: { bytes: true }, bytes: b }));
       }
+      case 'close':
+        return then(this.close(io.file), () => ({ answer: { done: true } }));
       case 'makeDirs':
       case 'write':
       case 'rename':
@@ -371,6 +373,17 @@ export class StorageIo {
   /** Whether the request may end before its handles are closed (see `CLOSES_IN_BACKGROUND`). */
   get closesInBackground() {
     return this.storage[CLOSES_IN_BACKGROUND] === true;
+  }
+
+  /**
+   * Closes the handle of `file` (the engine reads it no more); never throws. A promise only when
+   * the handle has a `close` to wait for.
+   */
+  close(file) {
+    const opened = this.files.get(file);
+    this.files.delete(file);
+    const handle = opened?.head === undefined ? opened : opened.handle;
+    if (typeof handle?.close === 'function') return this.#close(handle);
   }
 
   /**

@@ -258,6 +258,11 @@ impl Storage for DiskStorage {
         dirs::list(&Beneath::new(root, path)?)
     }
 
+    #[cfg(unix)]
+    fn list_kinds(&self, root: &str, path: &str) -> Result<Vec<DirEntry>, StorageError> {
+        dirs::list_kinds(&Beneath::new(root, path)?)
+    }
+
     fn rename(&self, root: &str, from: &str, to: &str) -> Result<(), StorageError> {
         dirs::rename(&Beneath::new(root, from)?, &Beneath::new(root, to)?)
     }

@@ -385,6 +385,11 @@ fn io_error(e: std::io::Error, action: &str, path: &str) -> StorageError {
     }
 }
 
+/// What a directory entry's type alone says of it: its kind, no size, time or id.
+pub(super) fn kind_metadata(file_type: rfs::FileType) -> Metadata {
+    metadata_of(file_type, 0, 1)
+}
+
 fn metadata_of(file_type: rfs::FileType, size: u64, links: u64) -> Metadata {
     match file_type {
         rfs::FileType::RegularFile => Metadata { links, ..Metadata::new(FileKind::File, size) },

@@ -41,7 +41,7 @@ fn start(call: &Call) -> Result<Operation, AcpFsError> {
         let mut budget = Budget::new(&shared);
         let mut found = Vec::new();
         // Depth first in name order: a directory's subtree comes right after its own line.
-        let first = walk::entries(&shared, &io, &root).await?.into_iter();
+        let first = walk::kinds(&shared, &io, &root).await?.into_iter();
         let mut stack: Vec<(Dir, String, u64, std::vec::IntoIter<walk::Entry>)> = vec![(root, String::new(), 0, first)];
         while let Some((dir, base, depth, pending)) = stack.last_mut() {
             let Some(e) = pending.next() else {
@@ -67,7 +67,7 @@ fn start(call: &Call) -> Result<Operation, AcpFsError> {
                 let (child, depth) = (dir.child(&e.name), *depth + 1);
                 // A directory that cannot be listed (gone since, unreadable) is skipped, as the
                 // reference server skips it: a search answers what it found.
-                if let Ok(entries) = walk::entries(&shared, &io, &child).await {
+                if let Ok(entries) = walk::kinds(&shared, &io, &child).await {
                     stack.push((child, rel, depth, entries.into_iter()));
                 }
             }

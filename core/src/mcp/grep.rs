@@ -226,7 +226,7 @@ async fn enter(
 ) -> Result<(), AcpFsError> {
     // Below the top, a directory that cannot be listed (gone since, unreadable) is skipped: a
     // search answers what it found.
-    let entries = match walk::entries(shared, io, &dir).await {
+    let entries = match walk::kinds(shared, io, &dir).await {
         Ok(entries) => entries,
         Err(_) if depth > 0 => return Ok(()),
         Err(e) => return Err(e),
@@ -293,15 +293,17 @@ async fn read_small(shared: &Shared, io: &Channel, target: &Target, max: usize) 
         return (bytes.len() <= max).then(|| bytes.into_vec());
     }
     let opened = file::open(io, target, true).await.ok()?;
-    if opened.meta.kind != FileKind::File || opened.meta.size > max as u64 {
-        return None;
-    }
+    let fits = opened.meta.kind == FileKind::File && opened.meta.size <= max as u64;
     let mut reader = ChunkReader::new(io, opened, &target.requested);
-    let mut bytes = Vec::new();
-    while !reader.eof && bytes.len() <= max {
-        bytes.extend_from_slice(&reader.next().await.ok()?);
+    let mut bytes = Some(Vec::new());
+    while let Some(read) = bytes.as_mut().filter(|b| fits && !reader.eof && b.len() <= max) {
+        match reader.next().await {
+            Ok(chunk) => read.extend_from_slice(&chunk),
+            Err(_) => bytes = None,
+        }
     }
-    (bytes.len() <= max).then_some(bytes)
+    reader.close().await;
+    bytes.filter(|b| fits && b.len() <= max)
 }
 
 /// Searches one file (or its unsaved buffer's text). A file that cannot be read (gone since the
@@ -339,28 +341,37 @@ async fn search_file(
         return Ok(());
     }
     let Ok(opened) = file::open(io, target, true).await else { return Ok(()) };
-    if file::check(shared, &opened.meta, &target.requested).is_err() {
-        return Ok(());
-    }
+    let checked = file::check(shared, &opened.meta, &target.requested).is_ok();
     let mut reader = ChunkReader::new(io, opened, &target.requested);
+    if checked {
+        scan_file(&mut reader, &mut scan, found).await;
+    }
+    // One file open at a time, however many the search reads: a big tree never runs the
+    // process out of file handles.
+    reader.close().await;
+    Ok(())
+}
+
+/// Streams an open file through `scan`; a binary or UTF-16 file, or one whose read fails, is
+/// skipped (what was found before the failure stays found).
+async fn scan_file(reader: &mut ChunkReader<'_>, scan: &mut Scan<'_>, found: &mut Found) {
     // The head first: the binary test needs its first 8 KiB (short reads are joined).
     let mut head = Vec::new();
     while head.len() < SNIFF_BYTES && !reader.eof {
         match reader.next().await {
             Ok(chunk) => head.extend_from_slice(&chunk),
-            Err(_) => return Ok(()),
+            Err(_) => return,
         }
     }
-    let Some(body) = text_body(&head) else { return Ok(()) };
+    let Some(body) = text_body(&head) else { return };
     scan.feed(body, found);
     while !reader.eof && !found.stopped() {
         match reader.next().await {
             Ok(chunk) => scan.feed(&chunk, found),
-            Err(_) => return Ok(()),
+            Err(_) => return,
         }
     }
     scan.end(found);
-    Ok(())
 }
 
 /// The UTF-8 text of a file's head past its BOM; `None` for binary and UTF-16 files.

@@ -8,7 +8,7 @@ use super::{globs, output, start};
 use crate::error::AcpFsError;
 use crate::operation::Operation;
 use globset::GlobSet;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 fn path_schema() -> Value {
     object_schema(json!({"path": {"type": "string"}}), &["path"])
@@ -97,7 +97,7 @@ fn start_list(call: &Call) -> Result<Operation, AcpFsError> {
         let dir = walk::open(&shared, &io, &session_id, path).await?;
         let mut budget = Budget::new(&shared);
         let mut lines = Vec::new();
-        for e in walk::entries(&shared, &io, &dir).await? {
+        for e in walk::kinds(&shared, &io, &dir).await? {
             let line = format!("{} {}", tag(e.kind), e.name);
             if !budget.take(line.len() + 1) {
                 break;
@@ -172,14 +172,15 @@ fn start_sizes(call: &Call) -> Result<Operation, AcpFsError> {
     })
 }
 
-/// One directory being expanded while the tree is built depth-first.
+/// One directory being expanded while the tree is written depth-first.
 struct Frame {
     dir: Dir,
     /// Its path relative to the tree's root (`""` for the root), `/`-separated.
     rel: String,
     depth: u64,
     pending: std::vec::IntoIter<Entry>,
-    nodes: Vec<Value>,
+    /// Whether a child was written into its `children` array yet.
+    written: bool,
 }
 
 fn start_tree(call: &Call) -> Result<Operation, AcpFsError> {
@@ -189,24 +190,22 @@ fn start_tree(call: &Call) -> Result<Operation, AcpFsError> {
     start::operation(call, "read", move |shared, io| async move {
         let root = walk::open(&shared, &io, &session_id, path).await?;
         let mut budget = Budget::new(&shared);
-        let first = walk::entries(&shared, &io, &root).await?;
+        let first = walk::kinds(&shared, &io, &root).await?;
+        let mut text = TreeText::default();
         let mut stack =
-            vec![Frame { dir: root, rel: String::new(), depth: 0, pending: first.into_iter(), nodes: vec![] }];
-        let tree = loop {
-            let top = stack.last_mut().expect("the root frame is popped last");
+            vec![Frame { dir: root, rel: String::new(), depth: 0, pending: first.into_iter(), written: false }];
+        while let Some(top) = stack.last_mut() {
             let Some(entry) = top.pending.next().filter(|_| budget.stopped.is_none()) else {
                 let done = stack.pop().expect("a frame is on the stack");
-                match stack.last_mut() {
-                    Some(parent) => {
-                        if let Some(Value::Object(node)) = parent.nodes.last_mut() {
-                            node.insert("children".into(), Value::Array(done.nodes));
-                        }
-                        continue;
-                    }
-                    None => break done.nodes,
-                }
+                text.close(done.depth, done.written);
+                continue;
             };
-            let rel = if top.rel.is_empty() { entry.name.clone() } else { format!("{}/{}", top.rel, entry.name) };
+            // The relative path is for the excludes alone.
+            let rel = match (excludes.is_empty(), top.rel.is_empty()) {
+                (true, _) => String::new(),
+                (false, true) => entry.name.clone(),
+                (false, false) => format!("{}/{}", top.rel, entry.name),
+            };
             if excluded(&excludes, &rel) {
                 continue;
             }
@@ -220,31 +219,94 @@ fn start_tree(call: &Call) -> Result<Operation, AcpFsError> {
                 Kind::Link => "symlink",
                 Kind::File | Kind::Other => "file",
             };
-            let mut node = Map::new();
-            node.insert("name".into(), entry.name.clone().into());
-            node.insert("type".into(), kind.into());
-            if entry.kind == Kind::Dir {
-                node.insert("children".into(), json!([]));
-                top.nodes.push(Value::Object(node));
-                if top.depth + 1 > budget.max_depth {
-                    budget.too_deep += 1;
-                    continue;
-                }
-                let (dir, depth) = (top.dir.child(&entry.name), top.depth + 1);
-                let entries = walk::entries(&shared, &io, &dir).await?;
-                stack.push(Frame { dir, rel, depth, pending: entries.into_iter(), nodes: vec![] });
-            } else {
-                top.nodes.push(Value::Object(node));
+            text.open(top.depth, top.written, &entry.name, kind);
+            top.written = true;
+            if entry.kind != Kind::Dir {
+                text.end_node(top.depth);
+                continue;
             }
-        };
-        let text = serde_json::to_string_pretty(&tree).unwrap_or_default();
-        let note = budget.note("Tree");
-        let text = match note {
-            Some(note) => format!("{text}\n{note}"),
-            None => text,
-        };
+            if top.depth + 1 > budget.max_depth {
+                budget.too_deep += 1;
+                text.close(top.depth + 1, false);
+                continue;
+            }
+            let (dir, depth) = (top.dir.child(&entry.name), top.depth + 1);
+            let entries = walk::kinds(&shared, &io, &dir).await?;
+            stack.push(Frame { dir, rel, depth, pending: entries.into_iter(), written: false });
+        }
+        let mut text = text.finish();
+        if let Some(note) = budget.note("Tree") {
+            text = format!("{text}\n{note}");
+        }
         Ok(output::done(output::plain(text), 0))
     })
+}
+
+/// The tree's JSON as `serde_json::to_string_pretty` writes it (2-space indents, keys in the
+/// order name, type, children; `[]` for an empty array), written as the walk goes instead of
+/// built as values first: a node costs its text and no map. The nodes of the directory at depth
+/// `d` (the root's at 0) sit in an array indented `2d` levels; each node's members `2d + 2`.
+#[derive(Default)]
+struct TreeText {
+    out: Vec<u8>,
+}
+
+impl TreeText {
+    fn indent(&mut self, levels: u64) {
+        self.out.extend(std::iter::repeat_n(b' ', 2 * levels as usize));
+    }
+
+    /// Starts the node `name` in the array of the directory at `depth` (`after`: a node came
+    /// before it there), up to its `type`; a directory's `children` array is left open.
+    fn open(&mut self, depth: u64, after: bool, name: &str, kind: &str) {
+        if self.out.is_empty() {
+            self.out.push(b'[');
+        }
+        self.out.extend_from_slice(if after { b",\n" } else { b"\n" });
+        self.indent(2 * depth + 1);
+        self.out.extend_from_slice(b"{\n");
+        self.indent(2 * depth + 2);
+        self.out.extend_from_slice(b"\"name\": ");
+        serde_json::to_writer(&mut self.out, name).expect("a string serializes into a Vec");
+        self.out.extend_from_slice(b",\n");
+        self.indent(2 * depth + 2);
+        self.out.extend_from_slice(b"\"type\": \"");
+        self.out.extend_from_slice(kind.as_bytes());
+        self.out.push(b'"');
+        if kind == "directory" {
+            self.out.extend_from_slice(b",\n");
+            self.indent(2 * depth + 2);
+            self.out.extend_from_slice(b"\"children\": [");
+        }
+    }
+
+    /// Ends a node of the array of the directory at `depth`.
+    fn end_node(&mut self, depth: u64) {
+        self.out.push(b'\n');
+        self.indent(2 * depth + 1);
+        self.out.push(b'}');
+    }
+
+    /// Closes the `children` array of the directory at `depth` (`written`: it holds nodes) and
+    /// the node that holds it; at depth 0, the tree's own array.
+    fn close(&mut self, depth: u64, written: bool) {
+        if self.out.is_empty() {
+            self.out.push(b'[');
+        }
+        if written {
+            self.out.push(b'\n');
+            self.indent(2 * depth);
+        }
+        self.out.push(b']');
+        if depth > 0 {
+            self.end_node(depth - 1);
+        }
+    }
+
+    fn finish(self) -> String {
+        // Names are `str`s and the rest is ASCII: the bytes are UTF-8.
+        String::from_utf8(self.out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    }
 }
 
 fn excluded(set: &GlobSet, rel: &str) -> bool {
@@ -253,7 +315,55 @@ fn excluded(set: &GlobSet, rel: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::format_size;
+    use super::{format_size, TreeText};
+    use serde_json::{json, Value};
+
+    /// The tree as values, written the way the walk writes it: (name, children) where
+    /// `Some(children)` is a directory.
+    fn write(text: &mut TreeText, depth: u64, nodes: &[(&str, Option<Value>)]) {
+        for (i, (name, children)) in nodes.iter().enumerate() {
+            let kind = if children.is_some() { "directory" } else { "file" };
+            text.open(depth, i > 0, name, kind);
+            match children {
+                None => text.end_node(depth),
+                Some(Value::Array(kids)) => {
+                    let kids: Vec<(String, Option<Value>)> = kids
+                        .iter()
+                        .map(|k| (k["name"].as_str().unwrap().to_owned(), k.get("children").cloned()))
+                        .collect();
+                    let kids: Vec<(&str, Option<Value>)> = kids.iter().map(|(n, c)| (n.as_str(), c.clone())).collect();
+                    write(text, depth + 1, &kids);
+                    text.close(depth + 1, !kids.is_empty());
+                }
+                Some(_) => unreachable!(),
+            }
+        }
+    }
+
+    #[test]
+    fn the_tree_text_is_serde_jsons_pretty_form() {
+        let file = |n: &str| json!({"name": n, "type": "file"});
+        let dir = |n: &str, c: Vec<Value>| json!({"name": n, "type": "directory", "children": c});
+        let trees = [
+            json!([]),
+            json!([file("a")]),
+            json!([dir("empty", vec![]), file("q\"uote\\ \u{1}é")]),
+            json!([dir("a", vec![dir("b", vec![file("c"), dir("d", vec![])]), file("e")]), file("f")]),
+        ];
+        for tree in trees {
+            let nodes: Vec<(String, Option<Value>)> = tree
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|k| (k["name"].as_str().unwrap().to_owned(), k.get("children").cloned()))
+                .collect();
+            let nodes: Vec<(&str, Option<Value>)> = nodes.iter().map(|(n, c)| (n.as_str(), c.clone())).collect();
+            let mut text = TreeText::default();
+            write(&mut text, 0, &nodes);
+            text.close(0, !nodes.is_empty());
+            assert_eq!(text.finish(), serde_json::to_string_pretty(&tree).unwrap(), "{tree}");
+        }
+    }
 
     #[test]
     fn sizes_as_the_reference_prints_them() {

@@ -54,7 +54,7 @@ mod changes;
 pub(crate) mod edit;
 mod mutate;
 
-use crate::dispatch::{parse, respond};
+use crate::dispatch::{parse, respond, respond_result};
 use crate::engine::AcpFs;
 use crate::error::AcpFsError;
 use crate::operation::{Operation, Outcome};
@@ -139,7 +139,7 @@ impl McpReply {
 }
 
 fn tool_response(id: &RawValue, tool: &Tool, arguments: &Value, outcome: &Outcome) -> String {
-    respond(id.get(), Ok((tool.answer)(arguments, outcome.result.as_ref())))
+    respond_result(id.get(), &(tool.answer)(arguments, outcome.result.as_ref()))
 }
 
 impl std::fmt::Debug for Tool {
@@ -223,7 +223,7 @@ impl McpServer {
         let started = Call::new(&self.fs, &self.session_id, tool, &arguments).and_then(|call| (tool.start)(&call));
         match started {
             Ok(operation) => McpDispatch::Call(Box::new(McpCall { id: id.to_owned(), tool, arguments, operation })),
-            Err(e) => McpDispatch::Reply(respond(id.get(), Ok((tool.answer)(&arguments, Err(&e))))),
+            Err(e) => McpDispatch::Reply(respond_result(id.get(), &(tool.answer)(&arguments, Err(&e)))),
         }
     }
 

@@ -14,6 +14,7 @@ use crate::protocol::{self, Response};
 use crate::read;
 use memchr::memrchr;
 use serde_json::{json, Value};
+use std::borrow::Cow;
 
 const READ_DESCRIPTION: &str = "Read the complete contents of a file as text, through the editor: an \
     open document's unsaved text is what you get. Returns the exact text, line terminators \
@@ -99,14 +100,14 @@ fn start_read(call: &Call) -> Result<Operation, AcpFsError> {
         .ok_or_else(|| AcpFsError::method_not_found(protocol::READ_TEXT_FILE))
 }
 
-fn answer_read(args: &Value, result: Result<&Response, &AcpFsError>) -> Value {
+fn answer_read<'a>(args: &'a Value, result: Result<&'a Response, &'a AcpFsError>) -> Cow<'a, Value> {
     match result {
         Ok(Response::Read(read)) => {
             let content = match args.get("tail").and_then(Value::as_f64) {
                 Some(n) => last_lines(&read.content, n as u64).to_owned(),
                 None => read.content.clone(),
             };
-            output::plain(content)
+            Cow::Owned(output::plain(content))
         }
         other => registry::answer(args, other),
     }

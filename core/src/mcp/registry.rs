@@ -9,6 +9,7 @@ use crate::operation::Operation;
 use crate::protocol::Response;
 use crate::state::Shared;
 use serde_json::{json, Map, Value};
+use std::borrow::Cow;
 
 /// One MCP tool.
 pub(crate) struct Tool {
@@ -30,7 +31,9 @@ pub(crate) struct Tool {
     /// without any I/O.
     pub start: fn(&Call) -> Result<Operation, AcpFsError>,
     /// The tool result from the operation's outcome (or the argument error).
-    pub answer: fn(&Value, Result<&Response, &AcpFsError>) -> Value,
+    /// Borrowed where the operation's result is the tool result as it stands, so a large answer
+    /// is not copied on its way into the reply.
+    pub answer: for<'a> fn(&'a Value, Result<&'a Response, &'a AcpFsError>) -> Cow<'a, Value>,
 }
 
 /// MCP tool annotations (hints a client may act on: codex-acp asks the user before every
@@ -144,10 +147,12 @@ pub(crate) fn object_schema(properties: Value, required: &[&str]) -> Value {
 
 /// The default [`Tool::answer`]: a tool's own result ([`Response::Tool`]) as it is, an error
 /// as an `isError` result naming its kind.
-pub(crate) fn answer(args: &Value, result: Result<&Response, &AcpFsError>) -> Value {
+pub(crate) fn answer<'a>(args: &'a Value, result: Result<&'a Response, &'a AcpFsError>) -> Cow<'a, Value> {
     match result {
-        Ok(Response::Tool(result)) => result.clone(),
-        Ok(_) => output::error(args, &AcpFsError::internal("the operation answered an fs result to a tool call")),
-        Err(e) => output::error(args, e),
+        Ok(Response::Tool(result)) => Cow::Borrowed(result),
+        Ok(_) => {
+            Cow::Owned(output::error(args, &AcpFsError::internal("the operation answered an fs result to a tool call")))
+        }
+        Err(e) => Cow::Owned(output::error(args, e)),
     }
 }

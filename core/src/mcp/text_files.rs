@@ -8,6 +8,7 @@ use crate::error::AcpFsError;
 use crate::operation::Operation;
 use crate::protocol::Response;
 use serde_json::Value;
+use std::borrow::Cow;
 
 pub(crate) const WRITE_TEXT_FILE: Tool = Tool {
     name: WRITE_TOOL,
@@ -19,7 +20,7 @@ pub(crate) const WRITE_TEXT_FILE: Tool = Tool {
     annotations: Annotations { read_only: false, destructive: true, idempotent: true },
     needs: &[super::registry::Need::Write],
     start: |call| start(WRITE_TOOL, call),
-    answer: |args, result| answer(WRITE_TOOL, args, result),
+    answer: |args, result| Cow::Owned(answer(WRITE_TOOL, args, result)),
 };
 
 fn start(tool: &str, call: &Call) -> Result<Operation, AcpFsError> {

@@ -10,7 +10,6 @@ use crate::path::AbsPath;
 use crate::refuse::storage_error;
 use crate::state::{Document, Shared};
 use crate::storage::FileKind;
-use std::collections::BTreeMap;
 
 /// A directory that passed the checks: the name asked for, its real path and its root.
 #[derive(Clone)]
@@ -69,7 +68,19 @@ pub(crate) fn not_a_directory(path: &AbsPath) -> AcpFsError {
 /// The entries of `dir`, sorted by name, denied ones left out, open documents shown.
 pub(crate) async fn entries(shared: &Shared, io: &Channel, dir: &Dir) -> Result<Vec<Entry>, AcpFsError> {
     let listed = io.list(dir.root.as_str(), dir.real.as_str()).await.map_err(|e| storage_error(e, &dir.shown))?;
-    let mut out: BTreeMap<String, Entry> = BTreeMap::new();
+    Ok(shown(shared, dir, listed))
+}
+
+/// [`entries`] for a listing that shows no sizes (a tree, a search): a file's `size` is 0
+/// unless an unsaved buffer gives it one. The storage describes only each entry's kind, which a
+/// disk reads from the directory without a stat per entry.
+pub(crate) async fn kinds(shared: &Shared, io: &Channel, dir: &Dir) -> Result<Vec<Entry>, AcpFsError> {
+    let listed = io.list_kinds(dir.root.as_str(), dir.real.as_str()).await.map_err(|e| storage_error(e, &dir.shown))?;
+    Ok(shown(shared, dir, listed))
+}
+
+fn shown(shared: &Shared, dir: &Dir, listed: Vec<crate::storage::DirEntry>) -> Vec<Entry> {
+    let mut out: Vec<Entry> = Vec::with_capacity(listed.len());
     for e in listed {
         let kind = match e.meta.kind {
             FileKind::File => Kind::File,
@@ -77,36 +88,38 @@ pub(crate) async fn entries(shared: &Shared, io: &Channel, dir: &Dir) -> Result<
             FileKind::Symlink => Kind::Link,
             FileKind::Other => Kind::Other,
         };
-        if hidden(shared, dir, &e.name, kind) {
+        if hidden(shared, &e.name, kind) {
             continue;
         }
-        out.insert(e.name.clone(), Entry { name: e.name, kind, size: e.meta.size, unsaved: false });
+        out.push(Entry { name: e.name, kind, size: e.meta.size, unsaved: false });
     }
+    // A directory holds each name once: sorted, each is found by a binary search.
+    out.sort_unstable_by(|a, b| a.name.cmp(&b.name));
     for (name, doc) in documents_in(shared, dir) {
-        if hidden(shared, dir, &name, Kind::File) || doc.clean {
+        if hidden(shared, &name, Kind::File) || doc.clean {
             continue;
         }
-        match out.get_mut(&name) {
-            Some(entry) if entry.kind == Kind::File => {
-                entry.size = doc.text.len() as u64;
-                entry.unsaved = true;
+        match out.binary_search_by(|e| e.name.as_str().cmp(&name)) {
+            Ok(i) if out[i].kind == Kind::File => {
+                out[i].size = doc.text.len() as u64;
+                out[i].unsaved = true;
             }
             // A buffer's name shadowed by a directory or a link on disk: the disk is shown.
-            Some(_) => {}
-            None => {
+            Ok(_) => {}
+            Err(i) => {
                 let size = doc.text.len() as u64;
-                out.insert(name.clone(), Entry { name, kind: Kind::File, size, unsaved: true });
+                out.insert(i, Entry { name, kind: Kind::File, size, unsaved: true });
             }
         }
     }
-    Ok(out.into_values().collect())
+    out
 }
 
-/// Whether the deny list hides `name` in `dir`, by the name shown and by the real one.
-fn hidden(shared: &Shared, dir: &Dir, name: &str, kind: Kind) -> bool {
-    let deny = &shared.policy.deny;
-    let directory = kind == Kind::Dir;
-    deny.hides(&dir.shown.join([name]), directory) || deny.hides(&dir.real.join([name]), directory)
+/// Whether the deny list hides the entry `name` of a listed directory. A listed directory is
+/// not hidden itself, by its shown name or its real one (its listing was refused otherwise, or
+/// it was hidden in its parent's), so the entry's own name is all that is left to test.
+fn hidden(shared: &Shared, name: &str, kind: Kind) -> bool {
+    shared.policy.deny.hides_entry(name, kind == Kind::Dir)
 }
 
 /// Open documents directly in `dir`, by the name it was asked under or its real name.
