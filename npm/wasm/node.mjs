@@ -3,8 +3,9 @@
 import { readFileSync } from 'node:fs';
 import { initSync as initWasmSync } from './pkg/acp_fs_wasm.js';
 import { markReady } from './lib/api.mjs';
+import { wideText } from './lib/node-text.mjs';
 
-markReady(initWasmSync({ module: readFileSync(new URL('./pkg/acp_fs_wasm_bg.wasm', import.meta.url)) }));
+markReady(initWasmSync({ module: readFileSync(new URL('./pkg/acp_fs_wasm_bg.wasm', import.meta.url)) }), { wideText });
 
 export { AcpFs, AcpFsError, acpClientHandlers, agent, toRequestError, AcpFs as default } from './lib/api.mjs';
 

@@ -6,10 +6,13 @@ import { guardBinding } from './guard.mjs';
 
 const guarded = guardBinding(raw);
 
-/** The module is instantiated (`exports` are its exports, as wasm-bindgen's init returns them). */
-export function markReady(exports) {
+/**
+ * The module is instantiated (`exports` are its exports, as wasm-bindgen's init returns them);
+ * `options` go to the guard's `ready` (Node's UTF-16 decoder).
+ */
+export function markReady(exports, options) {
   if (exports === undefined || exports === null) throw new Error('@acp-fs/wasm: the module did not instantiate');
-  guarded.ready();
+  guarded.ready(options);
 }
 
 export const { isReady } = guarded;
