@@ -309,20 +309,11 @@ fn wide_content(step: &mut HostStep, units: &mut Vec<u16>) -> bool {
 /// go sixteen bytes at a time (widened with SIMD); std's `encode_utf16` goes a character at a
 /// time and took longer than the decode this replaces.
 fn utf16_into(text: &[u8], out: &mut [u16]) -> usize {
-    const HIGH_BITS: u128 = u128::from_ne_bytes([0x80; 16]);
     let (mut at, mut n) = (0, 0);
     while at < text.len() {
-        while let (Some(Ok(chunk)), Some(Ok(to))) = (
-            text.get(at..at + 16).map(<&[u8; 16]>::try_from),
-            out.get_mut(n..n + 16).map(<&mut [u16; 16]>::try_from),
-        ) {
-            if u128::from_ne_bytes(*chunk) & HIGH_BITS != 0 {
-                break;
-            }
-            *to = chunk.map(u16::from);
-            at += 16;
-            n += 16;
-        }
+        let run = ascii_run(&text[at..], &mut out[n..]);
+        at += run;
+        n += run;
         let Some(&lead) = text.get(at) else { break };
         let cont = |k: usize| u32::from(text.get(at + k).map_or(0, |b| b & 0x3f));
         let (c, len) = match lead {
@@ -342,6 +333,45 @@ fn utf16_into(text: &[u8], out: &mut [u16]) -> usize {
         at += len;
     }
     n
+}
+
+/// Widens the ASCII bytes at the start of `text` into `out` (as long), sixteen at a time; how
+/// many. Stops at the first sixteen that hold a non-ASCII byte, or fewer than sixteen left.
+#[cfg(target_feature = "simd128")]
+fn ascii_run(text: &[u8], out: &mut [u16]) -> usize {
+    use core::arch::wasm32::{u16x8_extend_high_u8x16, u16x8_extend_low_u8x16, u8x16_bitmask, v128, v128_load, v128_store};
+    let mut at = 0;
+    while at + 16 <= text.len() && at + 16 <= out.len() {
+        // SAFETY: `at + 16` is within both slices (checked above); v128 loads and stores take
+        // any alignment.
+        let bytes = unsafe { v128_load(text.as_ptr().add(at).cast::<v128>()) };
+        if u8x16_bitmask(bytes) != 0 {
+            break;
+        }
+        unsafe {
+            v128_store(out.as_mut_ptr().add(at).cast::<v128>(), u16x8_extend_low_u8x16(bytes));
+            v128_store(out.as_mut_ptr().add(at + 8).cast::<v128>(), u16x8_extend_high_u8x16(bytes));
+        }
+        at += 16;
+    }
+    at
+}
+
+/// [`ascii_run`] without SIMD (a build for a target without it).
+#[cfg(not(target_feature = "simd128"))]
+fn ascii_run(text: &[u8], out: &mut [u16]) -> usize {
+    let mut at = 0;
+    while let (Some(Ok(chunk)), Some(Ok(to))) = (
+        text.get(at..at + 16).map(<&[u8; 16]>::try_from),
+        out.get_mut(at..at + 16).map(<&mut [u16; 16]>::try_from),
+    ) {
+        if chunk.iter().any(|b| !b.is_ascii()) {
+            break;
+        }
+        *to = chunk.map(u16::from);
+        at += 16;
+    }
+    at
 }
 
 // The agent side (core agent.rs through host::agent_side).
