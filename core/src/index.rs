@@ -10,7 +10,7 @@
 
 use crate::storage::Metadata;
 use crate::window::Checkpoint;
-use foldhash::HashMap;
+use std::collections::HashMap;
 
 /// Bytes an entry costs besides its path and checkpoints (map slot, vector header, identity).
 const ENTRY_OVERHEAD: u64 = 96;

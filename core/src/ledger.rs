@@ -4,9 +4,8 @@
 use crate::index::{same_version, Identity};
 use crate::path::{AbsPath, Style};
 use crate::storage::Metadata;
-use foldhash::HashMap;
 use std::collections::hash_map::Entry::{Occupied, Vacant};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::future::Future;
 use std::hash::{Hash, Hasher};
 use std::pin::Pin;

@@ -8,7 +8,7 @@ use crate::ledger::{self, Ledgers, Limits, Seen, Turns};
 use crate::options::{KnownAgent, Policy};
 use crate::path::AbsPath;
 use crate::storage::StorageCaps;
-use foldhash::HashMap;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 

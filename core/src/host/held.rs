@@ -5,7 +5,7 @@
 
 use super::{HostAnswer, HostOperation, HostOutcome, HostStep};
 use crate::record::AuditEvent;
-use foldhash::HashMap;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// The operations a binding handed out by number, each kept until [`release`](Self::release).
