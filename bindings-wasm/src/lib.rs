@@ -339,7 +339,9 @@ fn utf16_into(text: &[u8], out: &mut [u16]) -> usize {
 /// many. Stops at the first sixteen that hold a non-ASCII byte, or fewer than sixteen left.
 #[cfg(target_feature = "simd128")]
 fn ascii_run(text: &[u8], out: &mut [u16]) -> usize {
-    use core::arch::wasm32::{u16x8_extend_high_u8x16, u16x8_extend_low_u8x16, u8x16_bitmask, v128, v128_load, v128_store};
+    use core::arch::wasm32::{
+        u16x8_extend_high_u8x16, u16x8_extend_low_u8x16, u8x16_bitmask, v128, v128_load, v128_store,
+    };
     let mut at = 0;
     while at + 16 <= text.len() && at + 16 <= out.len() {
         // SAFETY: `at + 16` is within both slices (checked above); v128 loads and stores take
@@ -361,10 +363,9 @@ fn ascii_run(text: &[u8], out: &mut [u16]) -> usize {
 #[cfg(not(target_feature = "simd128"))]
 fn ascii_run(text: &[u8], out: &mut [u16]) -> usize {
     let mut at = 0;
-    while let (Some(Ok(chunk)), Some(Ok(to))) = (
-        text.get(at..at + 16).map(<&[u8; 16]>::try_from),
-        out.get_mut(at..at + 16).map(<&mut [u16; 16]>::try_from),
-    ) {
+    while let (Some(Ok(chunk)), Some(Ok(to))) =
+        (text.get(at..at + 16).map(<&[u8; 16]>::try_from), out.get_mut(at..at + 16).map(<&mut [u16; 16]>::try_from))
+    {
         if chunk.iter().any(|b| !b.is_ascii()) {
             break;
         }
