@@ -64,8 +64,12 @@ async function timeAll(fns, { batches, minMs }) {
       per[i].push((now() - t0) / n);
     }
   }
-  return per.map((xs) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)]);
+  const medians = per.map((xs) => median(xs));
+  medians.rounds = per;
+  return medians;
 }
+
+const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 
 /** Median time per call (ms) of `fn` alone. */
 const timeIt = async (fn, timing) => (await timeAll([fn], { batches: 5, minMs: 150, ...timing }))[0];
@@ -194,8 +198,13 @@ export async function runBench({ AcpFs, binding, sizes = [4 * 1024, 1024 * 1024,
       const want = windowOf(text, line ?? 1, limit);
       const got = await fs.readTextFile(params);
       if (got.content !== want) throw new Error(`${name} of ${size} bytes: wrong content from @acp-fs/wasm`);
-      const [wasm, baseline] = await timePair(() => fs.readTextFile(params), () => baselineRead(storage, params), timing);
-      rows.push({ size: bytes.length, case: name, wasmMs: wasm, baselineMs: baseline, speedup: baseline / wasm });
+      const times = await timePair(() => fs.readTextFile(params), () => baselineRead(storage, params), timing);
+      const [wasm, baseline] = times;
+      // `ratio`: the wasm read's time over the baseline's, the median of each round's own ratio
+      // (the two batches of a round ran next to each other; drift between rounds cancels).
+      const [wasmRounds, baselineRounds] = times.rounds;
+      const ratio = median(wasmRounds.map((x, round) => x / baselineRounds[round]));
+      rows.push({ size: bytes.length, case: name, wasmMs: wasm, baselineMs: baseline, speedup: baseline / wasm, ratio });
     }
     if (binding) {
       const engine = createEngine(binding, { roots: ['/project'] }, RANGED_CAPS);

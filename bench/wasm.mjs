@@ -2,7 +2,8 @@
 // @acp-fs/wasm against a pure-JS baseline (decode, split, slice, join), in Node and in Chromium
 // in one run: 4 KB, 1 MB and 10 MB texts from an in-memory storage; 50-line windows at the start
 // and at the end, and whole files. Prints a table, where the time of a whole-file read goes, and
-// the goals (10 MB windows at least 3x the baseline; whole 4 KB reads within 1.5x of it).
+// the goals (10 MB windows at least 3x the baseline; whole 4 KB reads at most 1.2x its time in Node,
+// 1.0x in Chromium, by the median of each round's ratio).
 //
 //   scripts/build-wasm.sh && node bench/wasm.mjs [--results=<file>]
 //
@@ -64,14 +65,20 @@ say(`${chromiumVersion()}; load average ${startLoad} at the start, ${load()} at 
 say('\nReads through AcpFs.readTextFile (in-memory storage, ranged reads) vs decode+split+slice+join:\n');
 say(
   table(
-    ['text', 'read', 'Node wasm', 'Node baseline', 'Node speedup', 'Chromium wasm', 'Chromium baseline', 'Chromium speedup'],
+    ['text', 'read', 'Node wasm', 'Node baseline', 'Node speedup', 'Node ratio', 'Chromium wasm', 'Chromium baseline', 'Chromium speedup', 'Chromium ratio'],
     node.rows.map((r, i) => {
       const c = chromium.rows[i];
-      return [size(r.size), r.case, ms(r.wasmMs), ms(r.baselineMs), times(r.speedup), ms(c.wasmMs), ms(c.baselineMs), times(c.speedup)];
+      return [
+        size(r.size), r.case,
+        ms(r.wasmMs), ms(r.baselineMs), times(r.speedup), times(r.ratio),
+        ms(c.wasmMs), ms(c.baselineMs), times(c.speedup), times(c.ratio),
+      ];
     }),
   ),
 );
 
+say('(speedup: the baseline\'s median time over the wasm read\'s; ratio: the wasm read\'s time over the');
+say('baseline\'s, the median of each round\'s own ratio, which drift of the machine moves least.)');
 say('\nWhere the time of a whole-file read goes (engine = the binding stepped by hand, no driver;');
 say('copy in = the bytes into wasm memory, string out = decoding the content into a JS string):\n');
 const parts = (env, b) => [env, size(b.size), ms(b.totalMs), ms(b.engineMs), ms(Math.max(b.driverMs, 0)), ms(b.copyInMs), ms(b.stringOutMs)];
@@ -101,8 +108,9 @@ for (const [env, r] of [
   const small = r.rows.find((x) => x.size < 1e4 && x.case === 'whole file');
   const worst = Math.min(...big.map((x) => x.speedup));
   say(`- ${env}: 10 MB windows ≥ 3× baseline: ${worst >= 3 ? 'met' : 'NOT met'} (slowest window ${times(worst)})`);
-  const ratio = small.wasmMs / small.baselineMs;
-  say(`- ${env}: whole 4 KB read within 1.5× of baseline: ${ratio <= 1.5 ? 'met' : 'NOT met'} (${times(ratio)} the baseline's time)`);
+  // Issue 24: at most 1.2× the baseline in Node, 1.0× in Chromium, by the per-round ratio.
+  const goal = env === 'Node' ? 1.2 : 1.0;
+  say(`- ${env}: whole 4 KB read at most ${times(goal)} the baseline's time: ${small.ratio <= goal ? 'met' : 'NOT met'} (${times(small.ratio)} per round)`);
 }
 
 const results = resultsFile(process.argv, false);

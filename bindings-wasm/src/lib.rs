@@ -4,8 +4,8 @@
 
 #[cfg(feature = "full")]
 use acp_fs::host::agent_side;
-use acp_fs::host::{self, HeldOperations, HostAnswer, HostDispatch, HostEngine, HostOperation};
-use acp_fs::AcpFsError;
+use acp_fs::host::{self, HeldOperations, HostAnswer, HostDispatch, HostEngine, HostOperation, HostStep};
+use acp_fs::{AcpFsError, Response};
 use js_sys::{ArrayBuffer, Uint8Array};
 use serde::Serialize;
 use serde_json::Value;
@@ -165,19 +165,39 @@ impl Engine {
     /// Operation `op`'s first step, then the answer to the io it returned as JSON text (small;
     /// one string instead of a value read member by member), `bytes` beside `{bytes: true}`. A
     /// malformed answer, a step after the end or a panic: `internal`.
-    #[wasm_bindgen(unchecked_return_type = "HostStep")]
+    ///
+    /// `wide`: a read's text that is not all ASCII comes as UTF-16 (`{done, wide}`, its
+    /// `content` empty; see [`wide_content`]).
+    #[wasm_bindgen(unchecked_return_type = "HostStep & { wide?: Uint16Array }")]
     pub fn step(
         &self,
         op: u32,
         answer: Option<String>,
         #[wasm_bindgen(unchecked_optional_param_type = "Uint8Array")] bytes: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "boolean")] wide: Option<bool>,
     ) -> Js {
         let answer = answer.map(|a| serde_json::from_str::<HostAnswer>(&a).map_err(|e| e.to_string()));
-        js(&match bytes.as_ref().map(copy_in) {
+        let mut step = match bytes.as_ref().map(copy_in) {
             None => self.1.step(op, answer, None),
             Some(Ok(Ok(bytes))) => self.1.step(op, answer, Some(bytes)),
             Some(Ok(Err(len))) => self.1.step(op, Some(Ok(HostAnswer::bytes_do_not_fit(len))), None),
             Some(Err(why)) => self.1.step(op, Some(Err(why)), None),
+        };
+        if wide != Some(true) {
+            return js(&step);
+        }
+        WIDE.with(|units| {
+            let mut units = units.borrow_mut();
+            let widened = wide_content(&mut step, &mut units);
+            let out = js(&step)?;
+            if widened {
+                // SAFETY: a view of `units`, which nothing touches until the next `step` with
+                // `wide`; the guard turns it into a string as soon as this returns, before any
+                // other call into the module could allocate (and so grow, detaching the view).
+                let view = unsafe { js_sys::Uint16Array::view(&units) };
+                js_sys::Reflect::set(&out, &"wide".into(), &view)?;
+            }
+            Ok(out)
         })
     }
 
@@ -248,6 +268,113 @@ fn copy_in(value: &JsValue) -> Result<Result<Vec<u8>, u64>, String> {
     bytes.resize(n, 0);
     view.copy_to(&mut bytes);
     Ok(Ok(bytes))
+}
+
+thread_local! {
+    /// The last widened text (reused: a read allocates nothing for it once it has grown).
+    static WIDE: RefCell<Vec<u16>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The most text a read hands over as UTF-16: above it the wasm memory would keep twice the
+/// text's size for the rest of the instance's life, for a gain that the decode no longer
+/// dominates.
+const WIDE_MAX: usize = 1 << 20;
+
+/// Moves a finished read's text into `units` as UTF-16, leaving its `content` empty; false (the
+/// step untouched) for any other step, and for text that is all ASCII or larger than
+/// [`WIDE_MAX`].
+///
+/// Why: a JS string is UTF-16, and Node's UTF-8 decoder (what wasm-bindgen's string passing
+/// and `TextDecoder` use) takes about ten times as long for text with non-ASCII characters
+/// as copying UTF-16 code units does (`Buffer#toString('utf16le')`): for a 4 KB source file it
+/// was the largest cost of a whole read. ASCII text decodes as fast either way. Chromium's
+/// `TextDecoder` is fast for UTF-8 and slow for UTF-16, so the guard asks for this only where
+/// the host gave it a UTF-16 decoder (Node).
+fn wide_content(step: &mut HostStep, units: &mut Vec<u16>) -> bool {
+    let HostStep::Done { done } = step else { return false };
+    let Some(Response::Read(read)) = done.result.as_mut() else { return false };
+    let text = read.content.as_str();
+    if text.len() > WIDE_MAX || text.is_ascii() {
+        return false;
+    }
+    // At most one unit per byte: the vector is sized once, then cut to what was written.
+    units.clear();
+    units.resize(text.len(), 0);
+    let written = utf16_into(text.as_bytes(), units);
+    units.truncate(written);
+    read.content = String::new();
+    true
+}
+
+/// Writes the UTF-16 of `text` (valid UTF-8: it came from a `&str`) into `out`, which holds at
+/// least one unit per byte; the number of units written. ASCII runs, most of a source file,
+/// go sixteen bytes at a time (widened with SIMD); std's `encode_utf16` goes a character at a
+/// time and took longer than the decode this replaces.
+fn utf16_into(text: &[u8], out: &mut [u16]) -> usize {
+    let (mut at, mut n) = (0, 0);
+    while at < text.len() {
+        let run = ascii_run(&text[at..], &mut out[n..]);
+        at += run;
+        n += run;
+        let Some(&lead) = text.get(at) else { break };
+        let cont = |k: usize| u32::from(text.get(at + k).map_or(0, |b| b & 0x3f));
+        let (c, len) = match lead {
+            0..0x80 => (u32::from(lead), 1),
+            0xc0..0xe0 => (u32::from(lead & 0x1f) << 6 | cont(1), 2),
+            0xe0..0xf0 => (u32::from(lead & 0x0f) << 12 | cont(1) << 6 | cont(2), 3),
+            _ => (u32::from(lead & 0x07) << 18 | cont(1) << 12 | cont(2) << 6 | cont(3), 4),
+        };
+        if let Some(c) = c.checked_sub(0x1_0000) {
+            out[n] = 0xd800 | (c >> 10) as u16;
+            out[n + 1] = 0xdc00 | (c & 0x3ff) as u16;
+            n += 2;
+        } else {
+            out[n] = c as u16;
+            n += 1;
+        }
+        at += len;
+    }
+    n
+}
+
+/// Widens the ASCII bytes at the start of `text` into `out` (as long), sixteen at a time; how
+/// many. Stops at the first sixteen that hold a non-ASCII byte, or fewer than sixteen left.
+#[cfg(target_feature = "simd128")]
+fn ascii_run(text: &[u8], out: &mut [u16]) -> usize {
+    use core::arch::wasm32::{
+        u16x8_extend_high_u8x16, u16x8_extend_low_u8x16, u8x16_bitmask, v128, v128_load, v128_store,
+    };
+    let mut at = 0;
+    while at + 16 <= text.len() && at + 16 <= out.len() {
+        // SAFETY: `at + 16` is within both slices (checked above); v128 loads and stores take
+        // any alignment.
+        let bytes = unsafe { v128_load(text.as_ptr().add(at).cast::<v128>()) };
+        if u8x16_bitmask(bytes) != 0 {
+            break;
+        }
+        unsafe {
+            v128_store(out.as_mut_ptr().add(at).cast::<v128>(), u16x8_extend_low_u8x16(bytes));
+            v128_store(out.as_mut_ptr().add(at + 8).cast::<v128>(), u16x8_extend_high_u8x16(bytes));
+        }
+        at += 16;
+    }
+    at
+}
+
+/// [`ascii_run`] without SIMD (a build for a target without it).
+#[cfg(not(target_feature = "simd128"))]
+fn ascii_run(text: &[u8], out: &mut [u16]) -> usize {
+    let mut at = 0;
+    while let (Some(Ok(chunk)), Some(Ok(to))) =
+        (text.get(at..at + 16).map(<&[u8; 16]>::try_from), out.get_mut(at..at + 16).map(<&mut [u16; 16]>::try_from))
+    {
+        if chunk.iter().any(|b| !b.is_ascii()) {
+            break;
+        }
+        *to = chunk.map(u16::from);
+        at += 16;
+    }
+    at
 }
 
 // The agent side (core agent.rs through host::agent_side); without feature `full`, lite.rs.

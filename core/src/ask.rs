@@ -105,6 +105,7 @@ impl Channel {
     }
 
     /// Closes `file`: this operation will not read it again.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))] // the MCP tools' alone
     pub async fn close(&self, file: FileId) -> Result<(), StorageError> {
         self.ask_storage(Io::Close { file }, done).await
     }
@@ -116,6 +117,7 @@ impl Channel {
     }
 
     /// [`list`](Self::list) where only each entry's kind is needed (a tree, a search).
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))] // the MCP tools' alone
     pub async fn list_kinds(&self, root: &str, path: &str) -> Result<Vec<DirEntry>, StorageError> {
         self.list_as(root, path, true).await
     }

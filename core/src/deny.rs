@@ -54,6 +54,7 @@ impl DenyList {
     /// [`hides`](Self::hides) for the entry `name` of a directory that is itself not hidden
     /// (one a listing reached): the rules that look at every component already passed the
     /// directory's, so only the entry's own name is left to test. Allocation-free.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))] // the MCP tools' alone
     pub fn hides_entry(&self, name: &str, directory: bool) -> bool {
         self.rules.iter().any(|rule| !rule.writes_only && glob(&rule.pattern, name))
             || (!directory && self.allow_extensions.as_ref().is_some_and(|allowed| !extension_in(name, allowed)))

@@ -113,6 +113,7 @@ impl<'a> ChunkReader<'a> {
 
     /// Closes the file: nothing more is read from it. A failure to close changes nothing the
     /// reader read (the driver closes what is left when the operation ends).
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))] // the MCP tools' alone
     pub async fn close(self) {
         if let Some(file) = self.file {
             let _ = self.io.close(file).await;

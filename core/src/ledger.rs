@@ -4,6 +4,7 @@
 use crate::index::{same_version, Identity};
 use crate::path::{AbsPath, Style};
 use crate::storage::Metadata;
+use std::collections::hash_map::Entry::{Occupied, Vacant};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::future::Future;
 use std::hash::{Hash, Hasher};
@@ -104,15 +105,28 @@ impl Ledger {
             Seen::Text(t) if t.len() > limits.file => Seen::digest(t.as_bytes()),
             other => other,
         };
-        self.forget(&key);
         let cost = ENTRY_COST + key.len() + seen.bytes();
         if cost > limits.session {
+            self.forget(&key);
             return;
         }
         let used = self.tick();
-        self.order.insert(used, key.clone());
+        let entry = Entry { seen, document, used, cost };
         self.bytes += cost;
-        self.entries.insert(key, Entry { seen, document, used, cost });
+        // A file read again (the usual case) replaces its entry in place: one lookup, and the
+        // name it is ordered by is moved to its new place rather than copied.
+        match self.entries.entry(key) {
+            Occupied(mut slot) => {
+                let old = slot.insert(entry);
+                self.bytes -= old.cost;
+                let name = self.order.remove(&old.used).unwrap_or_else(|| slot.key().clone());
+                self.order.insert(used, name);
+            }
+            Vacant(slot) => {
+                self.order.insert(used, slot.key().clone());
+                slot.insert(entry);
+            }
+        }
         while self.bytes > limits.session {
             let Some((_, oldest)) = self.order.pop_first() else { break };
             if let Some(e) = self.entries.remove(&oldest) {
@@ -131,9 +145,9 @@ impl Ledger {
     fn get(&mut self, key: &str) -> Option<(Seen, Option<u64>)> {
         let used = self.tick();
         let e = self.entries.get_mut(key)?;
-        self.order.remove(&e.used);
+        let name = self.order.remove(&e.used).unwrap_or_else(|| key.to_owned());
         e.used = used;
-        self.order.insert(used, key.to_owned());
+        self.order.insert(used, name);
         Some((e.seen.clone(), e.document))
     }
 }
@@ -169,7 +183,11 @@ impl Ledgers {
         let mut inner = self.lock();
         inner.clock += 1;
         let now = inner.clock;
-        let slot = inner.sessions.entry(session.to_owned()).or_insert_with(|| (Ledger::default(), opened, now));
+        // The session's name is copied only when its ledger is made, not on every read.
+        if !inner.sessions.contains_key(session) {
+            inner.sessions.insert(session.to_owned(), (Ledger::default(), opened, now));
+        }
+        let Some(slot) = inner.sessions.get_mut(session) else { return };
         slot.1 |= opened;
         slot.2 = now;
         slot.0.record(key, seen, doc, limits);

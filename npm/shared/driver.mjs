@@ -77,7 +77,6 @@ async function onDisk(op, answer, race) {
 function answer(step, storageIo, hooks, turns) {
   const { io } = step;
   if (io.op === 'wait') return turns.next().then(() => DONE);
-  const failed = (e) => ({ answer: errorAnswer(e), failure: e });
   let result;
   try {
     if (io.op === 'approve' || io.op === 'writeDocument') result = askHost(hooks, io);
@@ -89,9 +88,15 @@ function answer(step, storageIo, hooks, turns) {
   return isThenable(result) ? Promise.resolve(result).then(undefined, failed) : result;
 }
 
+/** An io's failure as its answer, with the host's error as `failure`. */
+const failed = (e) => ({ answer: errorAnswer(e), failure: e });
+
+/** The watcher of a request without a signal (most): one for all, nothing made per request. */
+const UNWATCHED = Object.freeze({ fired: false, race: (pending) => pending, stop() {} });
+
 /** A request's signal as the loop watches it: `fired` once it aborted; `race` a promise against it. */
 function watch(signal) {
-  if (!signal) return { fired: false, race: (pending) => pending, stop() {} };
+  if (!signal) return UNWATCHED;
   let fire;
   const aborted = new Promise((resolve) => {
     fire = () => {

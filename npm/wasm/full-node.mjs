@@ -3,8 +3,9 @@
 import { readFileSync } from 'node:fs';
 import { initSync as initWasmSync } from './pkg-full/acp_fs_wasm.js';
 import { markReady } from './lib/full.mjs';
+import { wideText } from './lib/node-text.mjs';
 
-markReady(initWasmSync({ module: readFileSync(new URL('./pkg-full/acp_fs_wasm_bg.wasm', import.meta.url)) }));
+markReady(initWasmSync({ module: readFileSync(new URL('./pkg-full/acp_fs_wasm_bg.wasm', import.meta.url)) }), { wideText });
 
 export { AcpFs, agent, AcpFs as default } from './lib/full.mjs';
 export { AcpFsError, acpClientHandlers, toRequestError } from './shared/index.mjs';

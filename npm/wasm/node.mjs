@@ -4,8 +4,9 @@
 import { readFileSync } from 'node:fs';
 import { initSync as initWasmSync } from './pkg/acp_fs_wasm.js';
 import { markReady } from './lib/fs.mjs';
+import { wideText } from './lib/node-text.mjs';
 
-markReady(initWasmSync({ module: readFileSync(new URL('./pkg/acp_fs_wasm_bg.wasm', import.meta.url)) }));
+markReady(initWasmSync({ module: readFileSync(new URL('./pkg/acp_fs_wasm_bg.wasm', import.meta.url)) }), { wideText });
 
 export { AcpFs, agent, AcpFs as default } from './lib/fs.mjs';
 export { AcpFsError, acpClientHandlers, toRequestError } from './shared/index.mjs';

@@ -21,10 +21,13 @@ export function packageApi(raw) {
     AcpFs,
     agent: createAgent(binding),
     isReady: guarded.isReady,
-    /** The module is instantiated (`exports` are its exports, as wasm-bindgen's init returns them). */
-    markReady(exports) {
+    /**
+     * The module is instantiated (`exports` are its exports, as wasm-bindgen's init returns
+     * them); `options` go to the guard's `ready` (Node's UTF-16 decoder).
+     */
+    markReady(exports, options) {
       if (exports === undefined || exports === null) throw new Error('@acp-fs/wasm: the module did not instantiate');
-      guarded.ready();
+      guarded.ready(options);
     },
   };
 }

@@ -55,6 +55,8 @@ export function guardBinding(raw) {
   let info;
   /** Why the instance is no longer entered (a trap that was not a panic). */
   let disabled;
+  /** The host's UTF-16 decoder (`ready`'s option): a read's text then crosses as UTF-16. */
+  let wideText;
 
   const notReady = (what) =>
     new Error(
@@ -150,7 +152,13 @@ export function guardBinding(raw) {
       const early = this.#early();
       if (early) return { done: early };
       return guard(
-        () => this.#raw.step(this.#id, answerText(answer), bytes),
+        () => {
+          const step = this.#raw.step(this.#id, answerText(answer), bytes, wideText !== undefined);
+          if (step.wide === undefined) return step;
+          // A read's text came as UTF-16 code units (a view of wasm memory, read at once).
+          step.done.result.content = wideText(step.wide);
+          return { done: step.done };
+        },
         (message) => ({ done: this.#end(message) }),
       );
     }
@@ -332,9 +340,15 @@ export function guardBinding(raw) {
 
   return {
     binding,
-    /** The module is instantiated: take the core's constants while the instance is sound. */
-    ready() {
+    /**
+     * The module is instantiated: take the core's constants while the instance is sound.
+     * `wideText(units)`: a `Uint16Array` of UTF-16 code units as a string, where the host has a
+     * decoder for them much faster than its UTF-8 one (Node's `Buffer`; see the binding's
+     * `wide_content`).
+     */
+    ready({ wideText: decoder } = {}) {
       if (info === undefined) info = raw.hostInfo();
+      if (typeof decoder === 'function') wideText = decoder;
     },
     isReady: () => info !== undefined,
   };
