@@ -211,7 +211,7 @@ fn named<T: Default + for<'de> Deserialize<'de>>(value: &serde_json::Value, whol
         // key fails alone too).
         let field = value
             .as_object()
-            .and_then(|o| o.iter().find(|(k, v)| T::deserialize(serde_json::json!({ *k: v })).is_err()))
+            .and_then(|o| o.iter().find(|(k, v)| T::deserialize(&serde_json::json!({ *k: v })).is_err()))
             .map_or(whole, |(k, _)| k.as_str());
         AcpFsError::invalid_params(field, e.to_string())
     })
