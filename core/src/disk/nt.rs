@@ -35,7 +35,7 @@ use windows_sys::Win32::System::LibraryLoader::{GetModuleHandleW, GetProcAddress
 use windows_sys::Win32::System::IO::IO_STATUS_BLOCK;
 
 /// `OBJ_CASE_INSENSITIVE`: names are matched as Win32 matches them.
-const OBJ_CASE_INSENSITIVE: u32 = 0x40;
+pub(super) const OBJ_CASE_INSENSITIVE: u32 = 0x40;
 
 /// A directory handle of the walk: opens names below it and reads their entries.
 const DIR_ACCESS: u32 = FILE_TRAVERSE | FILE_LIST_DIRECTORY | FILE_READ_ATTRIBUTES;
@@ -61,6 +61,63 @@ fn wine() -> bool {
 
 fn raw(handle: &impl AsRawHandle) -> HANDLE {
     handle.as_raw_handle() as HANDLE
+}
+
+/// `name` as the UTF-16 code units a `UNICODE_STRING` holds.
+pub(super) fn wide(name: &str) -> Result<Vec<u16>, SysError> {
+    let units: Vec<u16> = name.encode_utf16().collect();
+    if units.len() * 2 > usize::from(u16::MAX) {
+        return Err(SysError::new(SysKind::Other, format!("the name {name} is too long")));
+    }
+    Ok(units)
+}
+
+/// Every open of the storage: `NtCreateFile` of `name` (code units: a name from [`wide`], or a
+/// file id's bytes with `FILE_OPEN_BY_FILE_ID`) relative to `dir`, shared for reading, writing
+/// and deletion, synchronous. `access`, `disposition` and `options` are the caller's.
+pub(super) fn create_at(
+    dir: Option<&OwnedHandle>,
+    name: &mut [u16],
+    object_attributes: u32,
+    access: u32,
+    disposition: u32,
+    options: u32,
+) -> Result<OwnedHandle, SysError> {
+    let bytes = u16::try_from(name.len() * 2).map_err(|_| SysError::new(SysKind::Other, "the name is too long"))?;
+    let object_name = UNICODE_STRING { Length: bytes, MaximumLength: bytes, Buffer: name.as_mut_ptr() };
+    let attributes = OBJECT_ATTRIBUTES {
+        Length: size_of::<OBJECT_ATTRIBUTES>() as u32,
+        RootDirectory: dir.map_or(null_mut(), raw),
+        ObjectName: &object_name,
+        Attributes: object_attributes,
+        SecurityDescriptor: null(),
+        SecurityQualityOfService: null(),
+    };
+    let mut handle: HANDLE = null_mut();
+    // SAFETY: a plain-data struct the call fills.
+    let mut io_status: IO_STATUS_BLOCK = unsafe { zeroed() };
+    // SAFETY: see the module's note; `object_name` and `name` outlive the call; on success
+    // `handle` is a new handle owned by nobody else.
+    let status = unsafe {
+        NtCreateFile(
+            &mut handle,
+            access | SYNCHRONIZE,
+            &attributes,
+            &mut io_status,
+            null(),
+            0,
+            FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+            disposition,
+            options | FILE_SYNCHRONOUS_IO_NONALERT,
+            null(),
+            0,
+        )
+    };
+    if status < 0 {
+        return Err(status_error(status));
+    }
+    // SAFETY: a fresh handle from NtCreateFile, owned from here on.
+    Ok(unsafe { OwnedHandle::from_raw_handle(handle as _) })
 }
 
 /// What an NTSTATUS failure means, with the system's message.
@@ -106,42 +163,7 @@ impl System for Nt {
             Open::Remove => (DELETE | FILE_READ_ATTRIBUTES, FILE_OPEN, 0),
         };
         let reparse = if follow { 0 } else { FILE_OPEN_REPARSE_POINT };
-        let mut wide: Vec<u16> = name.encode_utf16().collect();
-        let bytes = u16::try_from(wide.len() * 2)
-            .map_err(|_| SysError::new(SysKind::Other, format!("the name {name} is too long")))?;
-        let object_name = UNICODE_STRING { Length: bytes, MaximumLength: bytes, Buffer: wide.as_mut_ptr() };
-        let attributes = OBJECT_ATTRIBUTES {
-            Length: size_of::<OBJECT_ATTRIBUTES>() as u32,
-            RootDirectory: dir.map_or(null_mut(), raw),
-            ObjectName: &object_name,
-            Attributes: OBJ_CASE_INSENSITIVE,
-            SecurityDescriptor: null(),
-            SecurityQualityOfService: null(),
-        };
-        let mut handle: HANDLE = null_mut();
-        // SAFETY: see the module's note; `object_name` and `wide` outlive the call.
-        let mut io_status: IO_STATUS_BLOCK = unsafe { zeroed() };
-        // SAFETY: as above; on success `handle` is a new handle owned by nobody else.
-        let status = unsafe {
-            NtCreateFile(
-                &mut handle,
-                access | SYNCHRONIZE,
-                &attributes,
-                &mut io_status,
-                null(),
-                0,
-                FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
-                disposition,
-                options | reparse | FILE_SYNCHRONOUS_IO_NONALERT,
-                null(),
-                0,
-            )
-        };
-        if status < 0 {
-            return Err(status_error(status));
-        }
-        // SAFETY: a fresh handle from NtCreateFile, owned from here on.
-        Ok(unsafe { OwnedHandle::from_raw_handle(handle as _) })
+        create_at(dir, &mut wide(name)?, OBJ_CASE_INSENSITIVE, access, disposition, options | reparse)
     }
 
     fn attribute_tag(&self, handle: &OwnedHandle) -> Result<(u32, u32), SysError> {
@@ -224,41 +246,14 @@ impl System for Nt {
         // of its own. (Windows would find the id anywhere on the volume: it is not asked.) Wine
         // searches breadth first, so a file of `dir` costs one listing of `dir`; an id that is
         // not there costs a search of the whole tree below it, which only a swap causes.
-        let mut bytes = id.to_le_bytes();
-        let object_name = UNICODE_STRING { Length: 8, MaximumLength: 8, Buffer: bytes.as_mut_ptr().cast() };
-        let attributes = OBJECT_ATTRIBUTES {
-            Length: size_of::<OBJECT_ATTRIBUTES>() as u32,
-            RootDirectory: raw(dir),
-            ObjectName: &object_name,
-            Attributes: 0,
-            SecurityDescriptor: null(),
-            SecurityQualityOfService: null(),
+        // The id's eight bytes, as the four code units a UNICODE_STRING of length 8 holds.
+        let mut units = [0, 16, 32, 48].map(|shift| (id >> shift) as u16);
+        let by_id = FILE_OPEN_BY_FILE_ID | FILE_OPEN_REPARSE_POINT;
+        let found = match create_at(Some(dir), &mut units, 0, FILE_READ_ATTRIBUTES, FILE_OPEN, by_id) {
+            Ok(found) => found,
+            Err(e) if e.kind == SysKind::NotFound => return Ok(false),
+            Err(e) => return Err(e),
         };
-        let mut handle: HANDLE = null_mut();
-        // SAFETY: see the module's note; `object_name` and `bytes` outlive the call.
-        let mut io_status: IO_STATUS_BLOCK = unsafe { zeroed() };
-        // SAFETY: as above; on success `handle` is a new handle owned by nobody else.
-        let status = unsafe {
-            NtCreateFile(
-                &mut handle,
-                FILE_READ_ATTRIBUTES | SYNCHRONIZE,
-                &attributes,
-                &mut io_status,
-                null(),
-                0,
-                FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
-                FILE_OPEN,
-                FILE_OPEN_BY_FILE_ID | FILE_OPEN_REPARSE_POINT | FILE_SYNCHRONOUS_IO_NONALERT,
-                null(),
-                0,
-            )
-        };
-        if status < 0 {
-            let e = status_error(status);
-            return if e.kind == SysKind::NotFound { Ok(false) } else { Err(e) };
-        }
-        // SAFETY: a fresh handle from NtCreateFile, owned from here on.
-        let found = unsafe { OwnedHandle::from_raw_handle(handle as _) };
         // What was found is opened again by name; if that name was swapped meanwhile, the
         // handle holds another file, and that is no proof.
         Ok(self.file_id(&found)? == id)
@@ -270,9 +265,8 @@ impl System for Nt {
     }
 
     fn entry(&self, dir: &OwnedHandle, name: &str) -> Result<Option<(u32, u32, u64)>, SysError> {
-        let mut wide: Vec<u16> = name.encode_utf16().collect();
-        let bytes = u16::try_from(wide.len() * 2)
-            .map_err(|_| SysError::new(SysKind::Other, format!("the name {name} is too long")))?;
+        let mut wide = wide(name)?;
+        let bytes = (wide.len() * 2) as u16; // bounded by `wide`
         // A name without wildcards matches only itself (the engine's canonical names on Windows
         // hold none; if one did, the id check of the walk still decides).
         let mask = UNICODE_STRING { Length: bytes, MaximumLength: bytes, Buffer: wide.as_mut_ptr() };

@@ -6,25 +6,19 @@
 //! length for the duration of the call, handles are borrowed from an `OwnedHandle` that outlives
 //! the call, and a handle the system returns is owned exactly once.
 
-use super::nt::{rename_as, status_error};
+use super::nt::{create_at, rename_as, status_error, wide, OBJ_CASE_INSENSITIVE};
 use super::win_dirs::RawEntry;
 use super::win_walk::{SysError, SysKind, ATTR_REPARSE_POINT};
-use std::mem::{offset_of, size_of, zeroed};
-use std::os::windows::io::{AsRawHandle, FromRawHandle, OwnedHandle};
+use std::mem::{offset_of, zeroed};
+use std::os::windows::io::{AsRawHandle, OwnedHandle};
 use std::ptr::{null, null_mut};
-use windows_sys::Wdk::Foundation::OBJECT_ATTRIBUTES;
 use windows_sys::Wdk::Storage::FileSystem::{
-    FileIdBothDirectoryInformation, FileRenameInformation, NtCreateFile, NtQueryDirectoryFile,
-    FILE_ID_BOTH_DIR_INFORMATION, FILE_OPEN, FILE_OPEN_REPARSE_POINT, FILE_SYNCHRONOUS_IO_NONALERT,
+    FileIdBothDirectoryInformation, FileRenameInformation, NtQueryDirectoryFile, FILE_ID_BOTH_DIR_INFORMATION,
+    FILE_OPEN, FILE_OPEN_REPARSE_POINT,
 };
-use windows_sys::Win32::Foundation::{HANDLE, UNICODE_STRING};
-use windows_sys::Win32::Storage::FileSystem::{
-    DELETE, FILE_READ_ATTRIBUTES, FILE_SHARE_DELETE, FILE_SHARE_READ, FILE_SHARE_WRITE, SYNCHRONIZE,
-};
+use windows_sys::Win32::Foundation::HANDLE;
+use windows_sys::Win32::Storage::FileSystem::{DELETE, FILE_READ_ATTRIBUTES};
 use windows_sys::Win32::System::IO::IO_STATUS_BLOCK;
-
-/// `OBJ_CASE_INSENSITIVE`, as the walk opens names.
-const OBJ_CASE_INSENSITIVE: u32 = 0x40;
 
 fn raw(handle: &OwnedHandle) -> HANDLE {
     handle.as_raw_handle() as HANDLE
@@ -34,43 +28,8 @@ fn raw(handle: &OwnedHandle) -> HANDLE {
 /// or renaming: `DELETE` and its attributes. `options` adds `FILE_DIRECTORY_FILE` or
 /// `FILE_NON_DIRECTORY_FILE` where only one kind will do.
 pub(super) fn open_for_delete(dir: &OwnedHandle, name: &str, options: u32) -> Result<OwnedHandle, SysError> {
-    let mut wide: Vec<u16> = name.encode_utf16().collect();
-    let bytes = u16::try_from(wide.len() * 2)
-        .map_err(|_| SysError::new(SysKind::Other, format!("the name {name} is too long")))?;
-    let object_name = UNICODE_STRING { Length: bytes, MaximumLength: bytes, Buffer: wide.as_mut_ptr() };
-    let attributes = OBJECT_ATTRIBUTES {
-        Length: size_of::<OBJECT_ATTRIBUTES>() as u32,
-        RootDirectory: raw(dir),
-        ObjectName: &object_name,
-        Attributes: OBJ_CASE_INSENSITIVE,
-        SecurityDescriptor: null(),
-        SecurityQualityOfService: null(),
-    };
-    let mut handle: HANDLE = null_mut();
-    // SAFETY: a plain-data struct the call fills.
-    let mut io_status: IO_STATUS_BLOCK = unsafe { zeroed() };
-    // SAFETY: see the module's note; `object_name` and `wide` outlive the call; on success
-    // `handle` is a new handle owned by nobody else.
-    let status = unsafe {
-        NtCreateFile(
-            &mut handle,
-            DELETE | FILE_READ_ATTRIBUTES | SYNCHRONIZE,
-            &attributes,
-            &mut io_status,
-            null(),
-            0,
-            FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
-            FILE_OPEN,
-            options | FILE_OPEN_REPARSE_POINT | FILE_SYNCHRONOUS_IO_NONALERT,
-            null(),
-            0,
-        )
-    };
-    if status < 0 {
-        return Err(status_error(status));
-    }
-    // SAFETY: a fresh handle from NtCreateFile, owned from here on.
-    Ok(unsafe { OwnedHandle::from_raw_handle(handle as _) })
+    let access = DELETE | FILE_READ_ATTRIBUTES;
+    create_at(Some(dir), &mut wide(name)?, OBJ_CASE_INSENSITIVE, access, FILE_OPEN, options | FILE_OPEN_REPARSE_POINT)
 }
 
 /// Renames the open `file` to `name` in the directory `dir` (resolved from `dir`'s handle),
