@@ -11,14 +11,15 @@
 // without them (ACP_FS_CROSS unset) the emulated runs are skipped with the reason.
 
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import * as nodeFs from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { readMachO } from './macho.mjs';
-import { MARKER, snapshot, startSwapper, temps } from '../node/race-kit.mjs';
+import { temps } from '../node/race-kit.mjs';
+import { wineRace } from './wine/race-run.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkgDir = join(root, 'npm', 'node');
@@ -214,53 +215,24 @@ test(
       nodeFs.copyFileSync(process.env.ACP_FS_WINE_RACE_ADDON, target);
       t.after(() => nodeFs.copyFileSync(addon('win32-x64-gnu'), target));
     }
-    const requests = Number(process.env.ACP_FS_RACE_REQUESTS ?? 2000);
-    const drive = join(cache, 'wine', 'drive_c');
-    const base = nodeFs.mkdtempSync(join(drive, 'acpfs-race-'));
-    t.after(() => nodeFs.rmSync(base, { recursive: true, force: true }));
-    const inside = join(base, 'root');
-    const outside = join(base, 'outside');
-    nodeFs.mkdirSync(join(inside, 'sub'), { recursive: true });
-    nodeFs.mkdirSync(join(outside, 'nested'), { recursive: true });
-    nodeFs.writeFileSync(join(inside, 'sub', 'a.txt'), 'inside a\n');
-    nodeFs.writeFileSync(join(inside, 'b.txt'), 'inside b\n');
-    nodeFs.writeFileSync(join(outside, 'a.txt'), `${MARKER} a\n`);
-    nodeFs.writeFileSync(join(outside, 'canary.txt'), `${MARKER} canary\n`);
-    nodeFs.writeFileSync(join(outside, 'nested', 'x.txt'), `${MARKER} nested\n`);
-    const before = snapshot(outside);
-
-    const swapper = await startSwapper(inside, outside);
-
-    // Output to a file: node.exe under Wine cannot write to a pipe (see runSuites).
-    const log = join(work, 'wine-race.log');
-    const fd = nodeFs.openSync(log, 'w');
-    let code;
-    try {
-      const env = { ...process.env, ACP_FS_NODE_PKG: installed, ACP_FS_EXPECT_BACKEND: 'native', WINEPREFIX: join(cache, 'wine'), WINEDEBUG: '-all' };
-      delete env.NODE_TEST_CONTEXT;
-      const client = spawn(wine, [winNode, 'tests/cross/wine/race-client.mjs', `C:\\${basename(base)}\\root`, String(requests)], {
-        cwd: root,
-        stdio: ['ignore', fd, fd],
-        env,
-      });
-      code = await new Promise((resolve) => client.once('exit', (c, signal) => resolve(c ?? signal)));
-    } finally {
-      nodeFs.closeSync(fd);
-      await swapper.stop();
-    }
-    const out = nodeFs.readFileSync(log, 'utf8');
-    const line = out.split(/\r?\n/).find((l) => l.startsWith('RACE '));
-    assert.ok(code === 0 && line, `node.exe exited ${code}:\n${out.slice(-3000)}`);
-    const seen = JSON.parse(line.slice(5));
-    const afterOutside = snapshot(outside);
-    const changed = [...before].filter(([n, c]) => afterOutside.get(n) !== c).map(([n]) => n);
-    const created = [...afterOutside.keys()].filter((n) => !before.has(n));
+    const { seen, base, changed, created, rounds } = await wineRace(t, {
+      wine,
+      winNode,
+      winePrefix: join(cache, 'wine'),
+      drive: join(cache, 'wine', 'drive_c'),
+      cwd: root,
+      client: 'tests/cross/wine/race-client.mjs',
+      tag: 'RACE',
+      requests: Number(process.env.ACP_FS_RACE_REQUESTS ?? 2000),
+      insideFiles: { 'b.txt': 'inside b\n' },
+      env: { ACP_FS_NODE_PKG: installed },
+    });
     const left = temps(base);
-    const report = { ...seen, samples: undefined, leaks: seen.leaks.length, swapRounds: swapper.rounds(), outsideChanged: changed.length, outsideCreated: created.length, tempsLeft: left.length };
+    const report = { ...seen, samples: undefined, leaks: seen.leaks.length, swapRounds: rounds, outsideChanged: changed.length, outsideCreated: created.length, tempsLeft: left.length };
     t.diagnostic(`wine race: ${JSON.stringify(report)}`);
     console.log(`wine race: ${JSON.stringify(report)}`);
     assert.equal(seen.backend, 'native');
-    assert.ok(swapper.rounds() > 0, 'the swapper never ran');
+    assert.ok(rounds > 0, 'the swapper never ran');
     assert.ok(seen.ok > 0, `no request succeeded: ${JSON.stringify(seen.errorKinds)}`);
     assert.deepEqual(seen.leaks, [], 'outside bytes were returned by reads');
     assert.deepEqual(changed, [], 'outside files were changed');

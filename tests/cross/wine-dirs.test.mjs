@@ -14,12 +14,13 @@
 // them (ACP_FS_CROSS unset) these are skipped with the reason.
 
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import * as nodeFs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { MARKER, snapshot, startSwapper } from '../node/race-kit.mjs';
+import { snapshot } from '../node/race-kit.mjs';
+import { wineRace } from './wine/race-run.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cache = join(root, '.cache');
@@ -181,50 +182,23 @@ test(
     timeout: 20 * 60_000,
   },
   async (t) => {
-    const requests = Number(process.env.ACP_FS_RACE_REQUESTS ?? 2000);
-    const base = nodeFs.mkdtempSync(join(drive, 'acpfs-dirsrace-'));
-    t.after(() => nodeFs.rmSync(base, { recursive: true, force: true }));
-    const inside = join(base, 'root');
-    const outside = join(base, 'outside');
-    nodeFs.mkdirSync(join(inside, 'sub'), { recursive: true });
-    nodeFs.mkdirSync(join(outside, 'nested'), { recursive: true });
-    nodeFs.writeFileSync(join(inside, 'sub', 'a.txt'), 'inside a\n');
-    nodeFs.writeFileSync(join(inside, 'b.txt'), 'inside b\n');
-    nodeFs.writeFileSync(join(inside, 'c.txt'), 'inside c\n');
-    nodeFs.writeFileSync(join(outside, 'a.txt'), `${MARKER} a\n`);
-    nodeFs.writeFileSync(join(outside, 'canary.txt'), `${MARKER} canary\n`);
-    nodeFs.writeFileSync(join(outside, 'nested', 'x.txt'), `${MARKER} nested\n`);
-    const before = snapshot(outside);
-    const swapper = await startSwapper(inside, outside);
-    const log = join(base, 'client.log');
-    const fd = nodeFs.openSync(log, 'w');
-    let code;
-    try {
-      const env = { ...process.env, ACP_FS_EXPECT_BACKEND: 'native', WINEPREFIX: winePrefix, WINEDEBUG: '-all' };
-      delete env.NODE_TEST_CONTEXT;
-      const client = spawn(wine, [winNode, 'tests/cross/wine/dirs-race-client.mjs', `C:\\${basename(base)}\\root`, String(requests)], {
-        cwd: root,
-        stdio: ['ignore', fd, fd],
-        env,
-      });
-      code = await new Promise((resolve) => client.once('exit', (c, signal) => resolve(c ?? signal)));
-    } finally {
-      nodeFs.closeSync(fd);
-      await swapper.stop();
-    }
-    const out = nodeFs.readFileSync(log, 'utf8');
-    const line = out.split(/\r?\n/).find((l) => l.startsWith('DIRSRACE '));
-    assert.ok(code === 0 && line, `node.exe exited ${code}:\n${out.slice(-3000)}`);
-    const seen = JSON.parse(line.slice(9));
-    const afterOutside = snapshot(outside);
-    const changed = [...before].filter(([n, c]) => afterOutside.get(n) !== c).map(([n]) => n);
-    const created = [...afterOutside.keys()].filter((n) => !before.has(n));
-    const report = { ...seen, samples: undefined, leaks: seen.leaks.length, swapRounds: swapper.rounds(), outsideChanged: changed, outsideCreated: created };
+    const { seen, changed, created, rounds } = await wineRace(t, {
+      wine,
+      winNode,
+      winePrefix,
+      drive,
+      cwd: root,
+      client: 'tests/cross/wine/dirs-race-client.mjs',
+      tag: 'DIRSRACE',
+      requests: Number(process.env.ACP_FS_RACE_REQUESTS ?? 2000),
+      insideFiles: { 'b.txt': 'inside b\n', 'c.txt': 'inside c\n' },
+    });
+    const report = { ...seen, samples: undefined, leaks: seen.leaks.length, swapRounds: rounds, outsideChanged: changed, outsideCreated: created };
     t.diagnostic(`wine dirs race: ${JSON.stringify(report)}`);
     console.log(`wine dirs race: ${JSON.stringify(report)}`);
     if (Object.keys(seen.samples).length) console.log(`samples: ${JSON.stringify(seen.samples)}`);
     assert.equal(seen.backend, 'native');
-    assert.ok(swapper.rounds() > 0, 'the swapper never ran');
+    assert.ok(rounds > 0, 'the swapper never ran');
     assert.ok(seen.ok > 0, `no request succeeded: ${JSON.stringify(seen.errorKinds)}`);
     assert.deepEqual(seen.leaks, [], 'a listing showed outside names');
     assert.deepEqual(changed, [], 'outside files were changed or moved');
