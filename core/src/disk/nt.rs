@@ -266,7 +266,8 @@ impl System for Nt {
 
     fn entry(&self, dir: &OwnedHandle, name: &str) -> Result<Option<(u32, u32, u64)>, SysError> {
         let mut wide = wide(name)?;
-        let bytes = (wide.len() * 2) as u16; // bounded by `wide`
+        // `wide` bounds the length to what a UNICODE_STRING holds.
+        let bytes = (wide.len() * 2) as u16;
         // A name without wildcards matches only itself (the engine's canonical names on Windows
         // hold none; if one did, the id check of the walk still decides).
         let mask = UNICODE_STRING { Length: bytes, MaximumLength: bytes, Buffer: wide.as_mut_ptr() };
