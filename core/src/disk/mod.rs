@@ -283,6 +283,9 @@ pub(crate) struct Beneath<'a> {
     pub rel: Vec<String>,
 }
 
+/// One end of a move: its last name, and its parent's components below the root.
+type MoveEnd<'b> = (&'b String, &'b [String]);
+
 impl<'a> Beneath<'a> {
     pub(super) fn new(root: &'a str, path: &'a str) -> Result<Beneath<'a>, StorageError> {
         let outside =
@@ -296,6 +299,21 @@ impl<'a> Beneath<'a> {
         let root_parts: Vec<String> = r.components().map(str::to_owned).collect();
         let rel = p.components().skip(root_parts.len()).map(str::to_owned).collect();
         Ok(Beneath { root, path, root_parts, rel })
+    }
+
+    /// The two ends of a move, each as its last name and its parent's components below the
+    /// root; an error if either is the root (a root is never moved or replaced).
+    pub(super) fn move_ends<'b>(
+        from: &'b Beneath,
+        to: &'b Beneath,
+    ) -> Result<(MoveEnd<'b>, MoveEnd<'b>), StorageError> {
+        match (from.rel.split_last(), to.rel.split_last()) {
+            (Some(from_end), Some(to_end)) => Ok((from_end, to_end)),
+            _ => Err(StorageError::new(
+                StorageErrorKind::Other,
+                format!("move {} to {}: a root is never moved", from.path, to.path),
+            )),
+        }
     }
 }
 

@@ -29,12 +29,7 @@ pub(super) fn list(at: &Beneath) -> Result<Vec<DirEntry>, StorageError> {
 /// Moves `from` to `to` after checking that nothing is at `to`: `fs::rename` would replace a
 /// file there. Something created at `to` between the check and the move may still be replaced.
 pub(super) fn rename(from: &Beneath, to: &Beneath) -> Result<(), StorageError> {
-    if from.rel.is_empty() || to.rel.is_empty() {
-        return Err(StorageError::new(
-            StorageErrorKind::Other,
-            format!("move {} to {}: a root is never moved", from.path, to.path),
-        ));
-    }
+    Beneath::move_ends(from, to)?;
     let (source, target) = (Path::new(from.path), Path::new(to.path));
     fs::symlink_metadata(source).map_err(|e| os_error(e, "move", source))?;
     match fs::symlink_metadata(target) {

@@ -54,13 +54,7 @@ fn read(at: &Beneath, described: bool) -> Result<Vec<DirEntry>, StorageError> {
 /// Moves `from` to `to` (both below the same root), each name reached through its parent's
 /// handle; never replaces what is at `to`.
 pub(super) fn rename(from: &Beneath, to: &Beneath) -> Result<(), StorageError> {
-    let (Some((from_name, from_parent)), Some((to_name, to_parent))) = (from.rel.split_last(), to.rel.split_last())
-    else {
-        return Err(StorageError::new(
-            StorageErrorKind::Other,
-            format!("move {} to {}: a root is never moved", from.path, to.path),
-        ));
-    };
+    let ((from_name, from_parent), (to_name, to_parent)) = Beneath::move_ends(from, to)?;
     let root = open_root(from).map_err(|e| error(e, "open the root of", from.path))?;
     let from_dir = open_below(&root, from_parent, DIR).map_err(|e| error(e, "open the directory of", from.path))?;
     let to_dir = open_below(&root, to_parent, DIR).map_err(|e| error(e, "open the directory of", to.path))?;

@@ -35,13 +35,7 @@ pub(super) fn list(at: &Beneath) -> Result<Vec<DirEntry>, StorageError> {
 /// handle; never replaces what is at `to` (`AlreadyExists`). A symlink or junction is moved
 /// itself, never what it leads to.
 pub(super) fn rename(from: &Beneath, to: &Beneath) -> Result<(), StorageError> {
-    let (Some((from_name, from_parent)), Some((to_name, to_parent))) = (from.rel.split_last(), to.rel.split_last())
-    else {
-        return Err(StorageError::new(
-            StorageErrorKind::Other,
-            format!("move {} to {}: a root is never moved", from.path, to.path),
-        ));
-    };
+    let ((from_name, from_parent), (to_name, to_parent)) = Beneath::move_ends(from, to)?;
     // Two opens of the root, not one handle duplicated: a duplicate shares its directory query
     // (and the name mask of the first), and each side's entries are read below.
     let from_dir = open_root(&Nt, from)
