@@ -265,44 +265,74 @@ impl System for Nt {
     }
 
     fn entry(&self, dir: &OwnedHandle, name: &str) -> Result<Option<(u32, u32, u64)>, SysError> {
-        let mut wide = wide(name)?;
-        // `wide` bounds the length to what a UNICODE_STRING holds.
-        let bytes = (wide.len() * 2) as u16;
         // A name without wildcards matches only itself (the engine's canonical names on Windows
         // hold none; if one did, the id check of the walk still decides).
-        let mask = UNICODE_STRING { Length: bytes, MaximumLength: bytes, Buffer: wide.as_mut_ptr() };
+        let mut wide = wide(name)?;
         // One entry: the header and a name of up to 255 characters fit; u64s align it.
         let mut buf = vec![0u64; 128];
-        // SAFETY: see the module's note; `mask` and `wide` outlive the call.
-        let mut io_status: IO_STATUS_BLOCK = unsafe { zeroed() };
-        // SAFETY: as above; `buf` holds the length given.
-        let status = unsafe {
-            NtQueryDirectoryFile(
-                raw(dir),
-                null_mut(),
-                None,
-                null(),
-                &mut io_status,
-                buf.as_mut_ptr().cast(),
-                (buf.len() * 8) as u32,
-                FileIdBothDirectoryInformation,
-                true,
-                &mask,
-                true,
-            )
-        };
-        // STATUS_NO_SUCH_FILE, STATUS_NO_MORE_FILES: no entry of that name.
-        if matches!(status as u32, 0xC000_000F | 0x8000_0006) {
+        if !query_entries(dir, &mut buf, Some(&mut wide), true)? {
             return Ok(None);
-        }
-        if status < 0 {
-            return Err(status_error(status));
         }
         // SAFETY: on success the buffer starts with one entry.
         let info = unsafe { &*buf.as_ptr().cast::<FILE_ID_BOTH_DIR_INFORMATION>() };
-        // With the reparse-point attribute, EaSize holds the reparse tag.
-        let tag = if info.FileAttributes & ATTR_REPARSE_POINT != 0 { info.EaSize } else { 0 };
+        let tag = reparse_tag(info);
         Ok(Some((info.FileAttributes, tag, info.FileId as u64)))
+    }
+}
+
+/// One `NtQueryDirectoryFile` of `dir` into `buf` (`FILE_ID_BOTH_DIR_INFORMATION` entries, the
+/// system's layout): with a `mask`, the one entry of that name; without, as many entries as fit,
+/// from the start when `restart`. False at the end of the listing, or when no entry has the
+/// name: STATUS_NO_MORE_FILES, STATUS_NO_SUCH_FILE.
+pub(super) fn query_entries(
+    dir: &OwnedHandle,
+    buf: &mut [u64],
+    mask: Option<&mut [u16]>,
+    restart: bool,
+) -> Result<bool, SysError> {
+    let single = mask.is_some();
+    let mask = match mask {
+        Some(units) => {
+            let bytes =
+                u16::try_from(units.len() * 2).map_err(|_| SysError::new(SysKind::Other, "the name is too long"))?;
+            Some(UNICODE_STRING { Length: bytes, MaximumLength: bytes, Buffer: units.as_mut_ptr() })
+        }
+        None => None,
+    };
+    // SAFETY: a plain-data struct the call fills.
+    let mut io_status: IO_STATUS_BLOCK = unsafe { zeroed() };
+    // SAFETY: see the module's note; `mask` and its units outlive the call, `buf` holds the
+    // length given.
+    let status = unsafe {
+        NtQueryDirectoryFile(
+            raw(dir),
+            null_mut(),
+            None,
+            null(),
+            &mut io_status,
+            buf.as_mut_ptr().cast(),
+            (buf.len() * 8) as u32,
+            FileIdBothDirectoryInformation,
+            single,
+            mask.as_ref().map_or(null(), |m| m as *const UNICODE_STRING),
+            restart,
+        )
+    };
+    if matches!(status as u32, 0x8000_0006 | 0xC000_000F) {
+        return Ok(false);
+    }
+    if status < 0 {
+        return Err(status_error(status));
+    }
+    Ok(true)
+}
+
+/// The reparse tag of a listed entry: with the reparse-point attribute, `EaSize` holds it.
+pub(super) fn reparse_tag(info: &FILE_ID_BOTH_DIR_INFORMATION) -> u32 {
+    if info.FileAttributes & ATTR_REPARSE_POINT != 0 {
+        info.EaSize
+    } else {
+        0
     }
 }
 

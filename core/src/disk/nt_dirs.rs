@@ -6,23 +6,15 @@
 //! length for the duration of the call, handles are borrowed from an `OwnedHandle` that outlives
 //! the call, and a handle the system returns is owned exactly once.
 
-use super::nt::{create_at, rename_as, status_error, wide, OBJ_CASE_INSENSITIVE};
+use super::nt::{create_at, query_entries, rename_as, reparse_tag, status_error, wide, OBJ_CASE_INSENSITIVE};
 use super::win_dirs::RawEntry;
-use super::win_walk::{SysError, SysKind, ATTR_REPARSE_POINT};
-use std::mem::{offset_of, zeroed};
-use std::os::windows::io::{AsRawHandle, OwnedHandle};
-use std::ptr::{null, null_mut};
+use super::win_walk::{SysError, SysKind};
+use std::mem::offset_of;
+use std::os::windows::io::OwnedHandle;
 use windows_sys::Wdk::Storage::FileSystem::{
-    FileIdBothDirectoryInformation, FileRenameInformation, NtQueryDirectoryFile, FILE_ID_BOTH_DIR_INFORMATION,
-    FILE_OPEN, FILE_OPEN_REPARSE_POINT,
+    FileRenameInformation, FILE_ID_BOTH_DIR_INFORMATION, FILE_OPEN, FILE_OPEN_REPARSE_POINT,
 };
-use windows_sys::Win32::Foundation::HANDLE;
 use windows_sys::Win32::Storage::FileSystem::{DELETE, FILE_READ_ATTRIBUTES};
-use windows_sys::Win32::System::IO::IO_STATUS_BLOCK;
-
-fn raw(handle: &OwnedHandle) -> HANDLE {
-    handle.as_raw_handle() as HANDLE
-}
 
 /// Opens the existing `name` below `dir` itself (a reparse point is not followed) for deletion
 /// or renaming: `DELETE` and its attributes. `options` adds `FILE_DIRECTORY_FILE` or
@@ -51,32 +43,10 @@ pub(super) fn read_dir(dir: &OwnedHandle) -> Result<Vec<RawEntry>, SysError> {
     let mut out = Vec::new();
     let mut restart = true;
     loop {
-        // SAFETY: a plain-data struct the call fills.
-        let mut io_status: IO_STATUS_BLOCK = unsafe { zeroed() };
-        // SAFETY: see the module's note; `buf` holds `len` bytes.
-        let status = unsafe {
-            NtQueryDirectoryFile(
-                raw(dir),
-                null_mut(),
-                None,
-                null(),
-                &mut io_status,
-                buf.as_mut_ptr().cast(),
-                len as u32,
-                FileIdBothDirectoryInformation,
-                false,
-                null(),
-                restart,
-            )
-        };
-        restart = false;
-        // STATUS_NO_MORE_FILES, STATUS_NO_SUCH_FILE: the end (or nothing at all).
-        if matches!(status as u32, 0x8000_0006 | 0xC000_000F) {
+        if !query_entries(dir, &mut buf, None, restart)? {
             return Ok(out);
         }
-        if status < 0 {
-            return Err(status_error(status));
-        }
+        restart = false;
         let bytes = buf.as_ptr().cast::<u8>();
         let mut at = 0usize;
         loop {
@@ -93,8 +63,7 @@ pub(super) fn read_dir(dir: &OwnedHandle) -> Result<Vec<RawEntry>, SysError> {
             // SAFETY: the name's characters follow the fixed part, inside `buf` (checked above).
             let name = unsafe { std::slice::from_raw_parts(bytes.add(at + NAME).cast::<u16>(), chars) }.to_vec();
             let attributes = info.FileAttributes;
-            // With the reparse-point attribute, EaSize holds the reparse tag.
-            let tag = if attributes & ATTR_REPARSE_POINT != 0 { info.EaSize } else { 0 };
+            let tag = reparse_tag(info);
             out.push(RawEntry {
                 name,
                 attributes,
