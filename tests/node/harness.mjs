@@ -311,7 +311,6 @@ function windowsDiskSkipReason(vector, makeStorage) {
   if (entries.some(([, c]) => c && typeof c === 'object' && c.special)) return 'Windows has no FIFOs';
   if (typeof vector.raw === 'string') return 'a raw message names POSIX paths byte for byte';
   if (/POSIX paths/.test(vector.rule ?? '')) return 'a rule of POSIX paths (Windows paths compare case-insensitively)';
-  if (vector.tool) return 'listings, moves and single directories are not on the Windows disk yet (windows_dirs.rs)';
   const params = vector.request?.params ?? rawParams(vector);
   const names = [...entries.map(([p]) => p), typeof params?.path === 'string' ? params.path : ''];
   const badName = (seg) => seg !== '.' && seg !== '..' && (/[\\:*?"<>|]/.test(seg) || /[ .]$/.test(seg));
