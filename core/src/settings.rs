@@ -4,8 +4,8 @@
 //! read these objects.
 //!
 //! Plain code rather than `#[derive(Deserialize)]`: the derive's visitors, and the buffering an
-//! untagged enum needs, were about a tenth of the fs/* wasm module's engine code for an object
-//! read once per engine or session.
+//! untagged enum needs, were 6.5 KB of the fs/* wasm module (3.5 KB gzipped) for objects read
+//! once per engine or session.
 
 use crate::error::AcpFsError;
 use serde::de::{Error as _, Unexpected};
