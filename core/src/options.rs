@@ -392,4 +392,30 @@ mod tests {
             assert_eq!((e.data["field"].as_str(), e.data["reason"].as_str()), (Some("maxWriteBytes"), Some(says)));
         }
     }
+
+    #[test]
+    fn bad_values_are_refused_in_serdes_words() {
+        // The wording serde's derive gave when it read these objects (settings.rs keeps it).
+        for (given, field, says) in [
+            (json!({ "pastEnd": "later" }), "pastEnd", "unknown variant `later`, expected `error` or `empty`"),
+            (json!({ "onConflict": 1 }), "onConflict", "invalid type: integer `1`, expected string or map"),
+            (json!({ "onConflict": { "merge": 1 } }), "onConflict", "invalid type: integer `1`, expected unit"),
+            (json!({ "lineEndings": {} }), "lineEndings", "invalid value: map, expected map with a single key"),
+            (json!({ "readOnly": "yes" }), "readOnly", "invalid type: string \"yes\", expected a boolean"),
+            (json!({ "extraRoots": null }), "extraRoots", "invalid type: null, expected a sequence"),
+            (json!({ "roots": ["/a", 2] }), "roots", "invalid type: integer `2`, expected a string"),
+            (json!({ "deny": "*.env" }), "deny", "data did not match any variant of untagged enum DenyRules"),
+            (json!(42), "options", "invalid type: integer `42`, expected struct Options"),
+        ] {
+            let e = Options::from_json(&given).unwrap_err();
+            assert_eq!((e.data["field"].as_str(), e.data["reason"].as_str()), (Some(field), Some(says)), "{given}");
+        }
+        let e = SessionOptions::from_json(&json!({ "agent": "gemini" })).unwrap_err();
+        assert_eq!(e.data["reason"], "unknown variant `gemini`, expected `gemini-cli`");
+        let e = SessionOptions::from_json(&json!({ "agnet": null })).unwrap_err();
+        assert_eq!(e.data["reason"], "unknown field `agnet`, expected `agent`");
+        // The object form of a unit variant, and `null` for an optional list, are taken.
+        let o = Options::from_json(&json!({ "onConflict": { "reject": null }, "roots": null, "deny": ["x"] })).unwrap();
+        assert_eq!((o.on_conflict, o.roots, o.deny), (OnConflict::Reject, None, vec!["x".to_owned()]));
+    }
 }
