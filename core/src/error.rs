@@ -178,7 +178,13 @@ impl AcpFsError {
 
     /// `-32602` naming the offending field.
     pub fn invalid_params(field: &str, reason: impl Into<String>) -> Self {
-        let reason = reason.into();
+        Self::invalid_params_because(field, reason.into())
+    }
+
+    // The generic constructors convert and call one body each: inlined per argument type, the
+    // message and data building was copied into every caller's code (the fs/* wasm module).
+    #[inline(never)]
+    fn invalid_params_because(field: &str, reason: String) -> Self {
         Self::new(
             ErrorKind::InvalidParams,
             format!("Invalid params: {field}: {reason}"),
@@ -203,7 +209,11 @@ impl AcpFsError {
 
     /// A policy denial: `-32603` with `{errorKind, path, hint}`.
     pub fn denied(kind: ErrorKind, path: &str, hint: impl Into<String>) -> Self {
-        let hint = hint.into();
+        Self::denied_because(kind, path, hint.into())
+    }
+
+    #[inline(never)]
+    fn denied_because(kind: ErrorKind, path: &str, hint: String) -> Self {
         Self::new(
             kind,
             format!("{}: {path}: {hint}", kind.as_str().replace('_', " ")),
@@ -246,7 +256,11 @@ impl AcpFsError {
 
     /// `-32603` `internal`: a broken promise inside acp-fs or its driver (never the caller's fault).
     pub fn internal(message: impl Into<String>) -> Self {
-        let message = message.into();
+        Self::internal_because(message.into())
+    }
+
+    #[inline(never)]
+    fn internal_because(message: String) -> Self {
         Self::new(ErrorKind::Internal, format!("Internal error: {message}"), json!({ "errorKind": "internal" }))
     }
 

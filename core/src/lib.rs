@@ -74,6 +74,7 @@ mod params;
 pub mod path;
 mod read;
 mod refuse;
+mod settings;
 mod state;
 mod text;
 #[doc(hidden)]

@@ -3,12 +3,13 @@
 use crate::deny::DenyList;
 use crate::error::AcpFsError;
 use crate::path::AbsPath;
-use serde::{Deserialize, Deserializer};
+use crate::settings::{self, boolean, byte_count, optional, strings, variant};
+use serde::de::Error as _;
+use serde_json::Value;
 
 /// What a start line past the last row answers (semantics.md §2).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename_all = "camelCase"))]
 #[non_exhaustive]
 pub enum PastEnd {
     /// `-32602` "Attempting to read beyond the end of the file, line L" (Zed-compatible).
@@ -19,9 +20,8 @@ pub enum PastEnd {
 }
 
 /// How a write treats line endings (semantics.md §4).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename_all = "camelCase"))]
 #[non_exhaustive]
 pub enum LineEndings {
     /// An existing CRLF file stays CRLF when the new content has no `\r`.
@@ -32,9 +32,8 @@ pub enum LineEndings {
 }
 
 /// What a write does to a file that changed since the session's agent read it (semantics.md §9).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename_all = "camelCase"))]
 #[non_exhaustive]
 pub enum OnConflict {
     /// A three-way merge of what the agent read, what is there now and the agent's content;
@@ -51,11 +50,10 @@ pub enum OnConflict {
 /// field by field in Rust. Every option may be left out (its default); an unknown key is refused
 /// (`-32602` naming it). The table of them all: `docs/options.md`.
 // TypeScript (`EngineOptions`, generated into npm/types/api.d.ts by typegen.rs): each field is
-// optional (`as = "Option<_>"` for those that are not `Option`s), because serde's `default`
-// fills what the object leaves out.
-#[derive(Clone, Debug, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "EngineOptions", optional_fields))]
-#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+// optional (`as = "Option<_>"` for those that are not `Option`s), because `from_json` fills
+// what the object leaves out with the default.
+#[derive(Clone, Debug)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "EngineOptions", rename_all = "camelCase", optional_fields))]
 pub struct Options {
     /// A start line past the end: `'error'` (default, Zed-compatible `-32602`) or `'empty'` (`""`).
     #[cfg_attr(feature = "ts", ts(as = "Option<_>", inline))]
@@ -74,18 +72,15 @@ pub struct Options {
     /// Deny rules (semantics.md §8): globs on file names, `dir/` for directories, `write:` for
     /// write-only rules. Default `[".env*", "*.pem", "*.key", "id_rsa*", "write:.git/"]`;
     /// `false` or `[]` turns it off.
-    #[serde(deserialize_with = "deny_rules")]
     #[cfg_attr(feature = "ts", ts(as = "Option<DenyRules>", inline))]
     pub deny: Vec<String>,
     /// Only files with these extensions (no dot, any case) are served. Default: any.
     pub allow_extensions: Option<Vec<String>>,
     /// Whole-file reads larger than this are `file_too_large` (windows of larger files are
     /// served). Default 10 MiB.
-    #[serde(deserialize_with = "byte_count")]
     #[cfg_attr(feature = "ts", ts(as = "Option<_>"))]
     pub max_read_bytes: u64,
     /// Writes of more content than this are refused. Default 10 MiB.
-    #[serde(deserialize_with = "byte_count")]
     #[cfg_attr(feature = "ts", ts(as = "Option<_>"))]
     pub max_write_bytes: u64,
     /// Reads outside the roots answer `-32002`, as Zed does. Default false.
@@ -109,7 +104,6 @@ pub struct Options {
     /// Memory the line index may hold for all files together (semantics.md §8 "Line index"):
     /// windows deep in a file paged before start at the nearest remembered line; the least
     /// recently used files are forgotten first. Default 16 MiB; 0 turns it off.
-    #[serde(deserialize_with = "byte_count")]
     #[cfg_attr(feature = "ts", ts(as = "Option<_>"))]
     pub line_index_bytes: u64,
     /// A write to a file that changed since the session's agent read it (semantics.md §9):
@@ -119,31 +113,25 @@ pub struct Options {
     pub on_conflict: OnConflict,
     /// The read ledger keeps a whole-file read's text up to this size (a digest past it).
     /// Default 1 MiB.
-    #[serde(deserialize_with = "byte_count")]
     #[cfg_attr(feature = "ts", ts(as = "Option<_>"))]
     pub ledger_file_bytes: u64,
     /// Each session's read ledger stays under this many bytes (least recently used out first).
     /// Default 16 MiB.
-    #[serde(deserialize_with = "byte_count")]
     #[cfg_attr(feature = "ts", ts(as = "Option<_>"))]
     pub ledger_session_bytes: u64,
     /// MCP listings, trees and searches stop after this many entries (or matches), with a note
     /// the model can read (semantics.md §10). Default 10000.
-    #[serde(deserialize_with = "byte_count")]
     #[cfg_attr(feature = "ts", ts(as = "Option<_>"))]
     pub max_list_entries: u64,
     /// MCP trees and searches descend at most this many directories below the path asked for.
     /// Default 32.
-    #[serde(deserialize_with = "byte_count")]
     #[cfg_attr(feature = "ts", ts(as = "Option<_>"))]
     pub max_list_depth: u64,
     /// An MCP tool's text answer (a listing, a tree, a search, several files) stops growing at
     /// this many bytes, with a note. Default 1 MiB.
-    #[serde(deserialize_with = "byte_count")]
     #[cfg_attr(feature = "ts", ts(as = "Option<_>"))]
     pub max_tool_output_bytes: u64,
     /// `read_media_file` refuses files larger than this (`file_too_large`). Default 10 MiB.
-    #[serde(deserialize_with = "byte_count")]
     #[cfg_attr(feature = "ts", ts(as = "Option<_>"))]
     pub max_media_bytes: u64,
 }
@@ -196,30 +184,71 @@ impl Options {
     /// assert_eq!(misspelt.data["field"], "maxReadByte");
     /// ```
     pub fn from_json(value: &serde_json::Value) -> Result<Options, AcpFsError> {
-        named(value, "options")
+        let mut o = Options::default();
+        settings::members(value, "options", "struct Options", |name, v| {
+            match name {
+                "pastEnd" => o.past_end = [PastEnd::Error, PastEnd::Empty][variant(v, &["error", "empty"])?],
+                "lenientParams" => o.lenient_params = boolean(v)?,
+                "lineEndings" => {
+                    o.line_endings = [LineEndings::Preserve, LineEndings::AsIs][variant(v, &["preserve", "asIs"])?]
+                }
+                "createParents" => o.create_parents = boolean(v)?,
+                "deny" => o.deny = deny_rules(v)?,
+                "allowExtensions" => o.allow_extensions = optional(v, strings)?,
+                "maxReadBytes" => o.max_read_bytes = byte_count(v)?,
+                "maxWriteBytes" => o.max_write_bytes = byte_count(v)?,
+                "zedCompat" => o.zed_compat = boolean(v)?,
+                "readOnly" => o.read_only = boolean(v)?,
+                "roots" => o.roots = optional(v, strings)?,
+                "extraRoots" => o.extra_roots = strings(v)?,
+                "refuseHardlinks" => o.refuse_hardlinks = boolean(v)?,
+                "lineIndexBytes" => o.line_index_bytes = byte_count(v)?,
+                "onConflict" => {
+                    const ON_CONFLICT: [OnConflict; 3] = [OnConflict::Merge, OnConflict::Reject, OnConflict::Overwrite];
+                    o.on_conflict = ON_CONFLICT[variant(v, &["merge", "reject", "overwrite"])?];
+                }
+                "ledgerFileBytes" => o.ledger_file_bytes = byte_count(v)?,
+                "ledgerSessionBytes" => o.ledger_session_bytes = byte_count(v)?,
+                "maxListEntries" => o.max_list_entries = byte_count(v)?,
+                "maxListDepth" => o.max_list_depth = byte_count(v)?,
+                "maxToolOutputBytes" => o.max_tool_output_bytes = byte_count(v)?,
+                "maxMediaBytes" => o.max_media_bytes = byte_count(v)?,
+                _ => return Err(settings::unknown(name, &OPTION_NAMES)),
+            }
+            Ok(())
+        })?;
+        Ok(o)
     }
 }
 
-/// `T` from a JSON object of settings (`null` = every default); a bad value or an unknown key is
-/// `-32602` naming that key, or `whole` when the value is not an object.
-fn named<T: Default + for<'de> Deserialize<'de>>(value: &serde_json::Value, whole: &str) -> Result<T, AcpFsError> {
-    if value.is_null() {
-        return Ok(T::default());
-    }
-    T::deserialize(value).map_err(|e| {
-        // serde names the expected type, not the key: find the key that fails alone (an unknown
-        // key fails alone too).
-        let field = value
-            .as_object()
-            .and_then(|o| o.iter().find(|(k, v)| T::deserialize(&serde_json::json!({ *k: v })).is_err()))
-            .map_or(whole, |(k, _)| k.as_str());
-        AcpFsError::invalid_params(field, e.to_string())
-    })
-}
+/// The options' JSON names, in the order an unknown key's message lists them.
+const OPTION_NAMES: [&str; 21] = [
+    "pastEnd",
+    "lenientParams",
+    "lineEndings",
+    "createParents",
+    "deny",
+    "allowExtensions",
+    "maxReadBytes",
+    "maxWriteBytes",
+    "zedCompat",
+    "readOnly",
+    "roots",
+    "extraRoots",
+    "refuseHardlinks",
+    "lineIndexBytes",
+    "onConflict",
+    "ledgerFileBytes",
+    "ledgerSessionBytes",
+    "maxListEntries",
+    "maxListDepth",
+    "maxToolOutputBytes",
+    "maxMediaBytes",
+];
 
 /// An agent whose known deviation from ACP a session may be told to work around
 /// (semantics.md §8 "Agent quirks"; the table of agents: `docs/agents.md`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[non_exhaustive]
 pub enum KnownAgent {
@@ -228,16 +257,15 @@ pub enum KnownAgent {
     /// whose text says "not found" lets them create it; its ACP connection hands them the
     /// JSON-RPC error as a plain object, whose text is `[object Object]`. A whole-file read of
     /// a missing file therefore answers `""` in its sessions.
-    #[serde(rename = "gemini-cli")]
+    #[cfg_attr(feature = "ts", ts(rename = "gemini-cli"))]
     GeminiCli,
 }
 
 /// What a session is opened with besides its roots: the camelCase JSON the JS packages take
 /// in `openSession(id, {cwd, additionalDirectories, ...})` after the roots. Every field may be
 /// left out; an unknown key or value is refused (`-32602` naming the key).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
-#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename_all = "camelCase", optional_fields))]
 pub struct SessionOptions {
     /// The agent on the other end of the session, when it is one whose known bug the session
     /// works around (`'gemini-cli'`). Default: none, every request is answered by the contract.
@@ -259,53 +287,35 @@ impl SessionOptions {
     /// assert_eq!(misspelt.data["field"], "agnet");
     /// ```
     pub fn from_json(value: &serde_json::Value) -> Result<SessionOptions, AcpFsError> {
-        named(value, "session")
-    }
-}
-
-/// A byte count. A JS number past 2^31 crosses some bindings as a float (napi), so `5e9` is the
-/// integer 5000000000 however it came; a fraction, a negative or a number past `u64` is refused.
-fn byte_count<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
-    use serde::de::{Error, Unexpected, Visitor};
-    struct Count;
-    impl Visitor<'_> for Count {
-        type Value = u64;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("u64")
-        }
-        fn visit_u64<E: Error>(self, v: u64) -> Result<u64, E> {
-            Ok(v)
-        }
-        fn visit_i64<E: Error>(self, v: i64) -> Result<u64, E> {
-            u64::try_from(v).map_err(|_| E::invalid_value(Unexpected::Signed(v), &self))
-        }
-        fn visit_f64<E: Error>(self, v: f64) -> Result<u64, E> {
-            // 2^64, the first float past u64::MAX, and everything above it are refused.
-            if v.fract() == 0.0 && (0.0..18_446_744_073_709_551_616.0).contains(&v) {
-                Ok(v as u64)
-            } else {
-                Err(E::invalid_type(Unexpected::Float(v), &self))
+        let mut session = SessionOptions::default();
+        settings::members(value, "session", "struct SessionOptions", |name, v| {
+            match name {
+                "agent" => session.agent = optional(v, |v| Ok([KnownAgent::GeminiCli][variant(v, &["gemini-cli"])?]))?,
+                _ => return Err(settings::unknown(name, &["agent"])),
             }
-        }
+            Ok(())
+        })?;
+        Ok(session)
     }
-    d.deserialize_any(Count)
 }
 
 /// What `deny` takes: a list of rules, or `true`/`false` for the default list or none.
-#[derive(Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(untagged)]
+#[cfg(feature = "ts")]
+#[derive(ts_rs::TS)]
+#[ts(untagged)]
+#[allow(dead_code)] // the TypeScript of `deny` only
 enum DenyRules {
     Toggle(bool),
     List(Vec<String>),
 }
 
-fn deny_rules<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-    Ok(match DenyRules::deserialize(d)? {
-        DenyRules::Toggle(true) => Options::default().deny,
-        DenyRules::Toggle(false) => Vec::new(),
-        DenyRules::List(list) => list,
-    })
+fn deny_rules(value: &Value) -> Result<Vec<String>, serde_json::Error> {
+    match value {
+        Value::Bool(true) => Ok(Options::default().deny),
+        Value::Bool(false) => Ok(Vec::new()),
+        list => strings(list)
+            .map_err(|_| serde_json::Error::custom("data did not match any variant of untagged enum DenyRules")),
+    }
 }
 
 /// Options checked and compiled once, when the engine is built.
@@ -381,5 +391,31 @@ mod tests {
             let e = Options::from_json(&json!({ "maxWriteBytes": given })).unwrap_err();
             assert_eq!((e.data["field"].as_str(), e.data["reason"].as_str()), (Some("maxWriteBytes"), Some(says)));
         }
+    }
+
+    #[test]
+    fn bad_values_are_refused_in_serdes_words() {
+        // The wording serde's derive gave when it read these objects (settings.rs keeps it).
+        for (given, field, says) in [
+            (json!({ "pastEnd": "later" }), "pastEnd", "unknown variant `later`, expected `error` or `empty`"),
+            (json!({ "onConflict": 1 }), "onConflict", "invalid type: integer `1`, expected string or map"),
+            (json!({ "onConflict": { "merge": 1 } }), "onConflict", "invalid type: integer `1`, expected unit"),
+            (json!({ "lineEndings": {} }), "lineEndings", "invalid value: map, expected map with a single key"),
+            (json!({ "readOnly": "yes" }), "readOnly", "invalid type: string \"yes\", expected a boolean"),
+            (json!({ "extraRoots": null }), "extraRoots", "invalid type: null, expected a sequence"),
+            (json!({ "roots": ["/a", 2] }), "roots", "invalid type: integer `2`, expected a string"),
+            (json!({ "deny": "*.env" }), "deny", "data did not match any variant of untagged enum DenyRules"),
+            (json!(42), "options", "invalid type: integer `42`, expected struct Options"),
+        ] {
+            let e = Options::from_json(&given).unwrap_err();
+            assert_eq!((e.data["field"].as_str(), e.data["reason"].as_str()), (Some(field), Some(says)), "{given}");
+        }
+        let e = SessionOptions::from_json(&json!({ "agent": "gemini" })).unwrap_err();
+        assert_eq!(e.data["reason"], "unknown variant `gemini`, expected `gemini-cli`");
+        let e = SessionOptions::from_json(&json!({ "agnet": null })).unwrap_err();
+        assert_eq!(e.data["reason"], "unknown field `agnet`, expected `agent`");
+        // The object form of a unit variant, and `null` for an optional list, are taken.
+        let o = Options::from_json(&json!({ "onConflict": { "reject": null }, "roots": null, "deny": ["x"] })).unwrap();
+        assert_eq!((o.on_conflict, o.roots, o.deny), (OnConflict::Reject, None, vec!["x".to_owned()]));
     }
 }
