@@ -299,6 +299,32 @@ impl SessionOptions {
     }
 }
 
+// Through serde too, so a host can keep the engine's options inside its own settings type: the
+// rules and messages are `from_json`'s, and a build that never deserializes them carries none of it.
+/// ```
+/// let o: acp_fs::Options = serde_json::from_str(r#"{ "maxReadBytes": 1024 }"#).unwrap();
+/// assert_eq!(o.max_read_bytes, 1024);
+/// let bad = serde_json::from_str::<acp_fs::Options>(r#"{ "maxReadByte": 1 }"#).unwrap_err();
+/// assert!(bad.to_string().contains("maxReadByte"));
+/// ```
+impl<'de> serde::Deserialize<'de> for Options {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(deserializer)?;
+        Options::from_json(&value).map_err(serde::de::Error::custom)
+    }
+}
+
+/// ```
+/// let s: acp_fs::SessionOptions = serde_json::from_str(r#"{ "agent": "gemini-cli" }"#).unwrap();
+/// assert_eq!(s.agent, Some(acp_fs::KnownAgent::GeminiCli));
+/// ```
+impl<'de> serde::Deserialize<'de> for SessionOptions {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(deserializer)?;
+        SessionOptions::from_json(&value).map_err(serde::de::Error::custom)
+    }
+}
+
 /// What `deny` takes: a list of rules, or `true`/`false` for the default list or none.
 #[cfg(feature = "ts")]
 #[derive(ts_rs::TS)]
