@@ -20,7 +20,8 @@
 // Usage: node bench/mcp.mjs [--results=<file>]. Needs @acp-fs/node built (scripts/build-node.sh).
 // Env: ACP_FS_MCP_BENCH_FILES, ACP_FS_MCP_BENCH_DIRS, ACP_FS_MCP_BENCH_FILE_BYTES,
 // ACP_FS_MCP_BENCH_RUNS (default 5), ACP_FS_MCP_BENCH_SMALL_RUNS (default 50),
-// ACP_FS_MCP_BENCH_ONLY (acp or ref: one server alone). A run on the
+// ACP_FS_MCP_BENCH_ONLY (acp or ref: one server alone), ACP_FS_MCP_BENCH_ROWS (a comma-separated
+// list of rows, e.g. `read_multiple_files,search_text`: those alone). A run on the
 // default tree writes its tables into docs/benchmarks/latest.md (bench/results.mjs); a smaller one
 // writes only where --results says.
 
@@ -307,6 +308,9 @@ const SMALL = [
 const QUICK = new Set(['list_directory_with_sizes', ...SMALL.map(([row]) => row)]);
 const runsOf = (row) => (QUICK.has(row) ? SMALL_RUNS : RUNS);
 
+// ACP_FS_MCP_BENCH_ROWS=row,row: only those rows (while working on them; the others stay empty).
+const rows = process.env.ACP_FS_MCP_BENCH_ROWS ? new Set(process.env.ACP_FS_MCP_BENCH_ROWS.split(',')) : null;
+const wanted = (row) => !rows || rows.has(row);
 const results = new Map();
 const memories = {};
 // ACP_FS_MCP_BENCH_ONLY=acp: our server alone (while working on it; the table's other columns stay empty).
@@ -316,9 +320,9 @@ for (const [key, entry] of Object.entries(entries).filter(([key]) => !only || ke
   const label = key === 'acp' ? 'acp-fs mcp' : `${REFERENCE}@${REFERENCE_VERSION}`;
   const server = await start(label, entry, key === 'acp' ? ['mcp', root, dirname(editPath)] : [root, dirname(editPath)]);
   try {
-    for (const [row, name, args] of BIG) results.set(`${key}:${row}`, await time(server, name, args, runsOf(row)));
-    if (key === 'acp') results.set('acp:search_text', await time(server, 'search_text', searchTextArgs, RUNS));
-    for (const [row, name, args] of SMALL) results.set(`${key}:${row}`, await time(server, name, args, SMALL_RUNS));
+    for (const [row, name, args] of BIG.filter(([row]) => wanted(row))) results.set(`${key}:${row}`, await time(server, name, args, runsOf(row)));
+    if (key === 'acp' && wanted('search_text')) results.set('acp:search_text', await time(server, 'search_text', searchTextArgs, RUNS));
+    for (const [row, name, args] of SMALL.filter(([row]) => wanted(row))) results.set(`${key}:${row}`, await time(server, name, args, SMALL_RUNS));
     const peaks = [...results].filter(([k, r]) => k.startsWith(`${key}:`) && r?.peak).map(([, r]) => r.peak);
     memories[key] = { startup: server.startup, end: memory(server.transport.pid), peak: Math.max(...peaks) };
   } finally {
@@ -326,7 +330,7 @@ for (const [key, entry] of Object.entries(entries).filter(([key]) => !only || ke
   }
 }
 nodeFs.rmSync(dirname(editPath), { recursive: true, force: true });
-const rgResult = rg ? timeRg(root, RUNS) : null;
+const rgResult = rg && wanted('search_text') ? timeRg(root, RUNS) : null;
 
 // The floor: a server that does nothing but answer (bench/mcp-floor-server.mjs), asked for
 // answers of the sizes the two servers gave, so each row shows what the SDK client, the pipe and
@@ -394,7 +398,7 @@ for (const [key, label] of [['acp', 'acp-fs mcp'], ['ref', 'reference']]) {
   say(`| ${label} | ${mb(m?.startup?.rss)} | ${mb(m?.end?.rss)} | ${mb(m?.peak)} |`);
 }
 
-const out = resultsFile(process.argv.slice(2), !FULL || Boolean(only));
+const out = resultsFile(process.argv.slice(2), !FULL || Boolean(only) || Boolean(rows));
 if (out) {
   writeSection('mcp', 'The standalone MCP server (bench/mcp.mjs)', printed(), { file: out });
   console.log(`\nwritten to ${out}`);
