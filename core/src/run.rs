@@ -16,7 +16,7 @@ impl<F> Default for OpenFiles<F> {
 }
 
 impl<F> OpenFiles<F> {
-    fn opened(&mut self, opened: Result<(Option<F>, Metadata), StorageError>) -> Answer {
+    pub(crate) fn opened(&mut self, opened: Result<(Option<F>, Metadata), StorageError>) -> Answer {
         match opened {
             Ok((Some(file), meta)) => {
                 let Ok(id) = FileId::try_from(self.0.len()) else {

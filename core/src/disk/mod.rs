@@ -7,6 +7,7 @@ use std::fs::{self, File};
 use std::io::{self, Read};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// The local file system as an acp-fs [`Storage`] (feature `disk`).
 ///
@@ -53,7 +54,19 @@ use std::sync::atomic::{AtomicU64, Ordering};
 #[derive(Clone, Debug, Default)]
 pub struct DiskStorage {
     fail_at: Option<WriteStep>,
+    /// The root handles of one disk run ([`DiskStorage::for_run`]); none: every open and
+    /// listing opens its root anew.
+    #[cfg_attr(not(unix), allow(dead_code))] // only a Unix disk keeps them
+    roots: Option<Arc<KeptRoots>>,
 }
+
+/// Unix: the roots' handles a disk run keeps (unix.rs). Elsewhere every open walks from its root
+/// anyway, so there is nothing to keep.
+#[cfg(unix)]
+use sys::KeptRoots;
+#[cfg(not(unix))]
+#[derive(Debug, Default)]
+struct KeptRoots;
 
 #[cfg(unix)]
 #[path = "unix.rs"]
@@ -76,6 +89,8 @@ mod nt_dirs;
 mod win_dirs;
 #[cfg(any(windows, test))]
 mod win_walk;
+// The native disk loop's read-ahead (a search's next files opened on a worker thread).
+pub(crate) mod read_ahead;
 // Listings, moves and single directories (the MCP file tools' storage), beside the reads and
 // writes of `sys`.
 #[cfg(unix)]
@@ -102,6 +117,9 @@ pub enum WriteStep {
 
 /// Source of unique temporary names within this process (the pid separates processes).
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// The largest read given a buffer of the length asked without a look at the file's size.
+const SMALL_READ: usize = 64 * 1024;
 
 /// Leftover temporaries of crashed processes can hold a name; a few fresh names get past them.
 const TEMP_ATTEMPTS: usize = 16;
@@ -140,6 +158,16 @@ impl DiskStorage {
     /// The local file system; it holds no state, so one value can serve every thread.
     pub fn new() -> DiskStorage {
         DiskStorage::default()
+    }
+
+    /// The disk for one run of a request (the native disk loop, `HostOperation::run_on_disk`):
+    /// each root's handle is opened once, at the run's first read or listing under it, and kept
+    /// until the run ends, so each of a search's many opens walks only below the root (the same
+    /// no-symlink walk, below the same handle). A run keeps the root it started under: a root
+    /// directory moved or replaced meanwhile is not followed to its new place or its successor.
+    /// Writes, moves and new directories still open their root anew.
+    pub(crate) fn for_run() -> DiskStorage {
+        DiskStorage { roots: Some(Arc::default()), ..DiskStorage::default() }
     }
 
     /// Makes every write fail at `step` with an injected error, through the same cleanup path
@@ -200,6 +228,9 @@ impl Storage for DiskStorage {
 
     fn open(&self, root: &str, path: &str) -> Result<(Option<File>, Metadata), StorageError> {
         let at = Beneath::new(root, path)?;
+        #[cfg(unix)]
+        return sys::open(&at, self.roots.as_deref());
+        #[cfg(not(unix))]
         sys::open(&at)
     }
 
@@ -208,8 +239,15 @@ impl Storage for DiskStorage {
         if offset > i64::MAX as u64 {
             return Ok(Vec::new().into());
         }
-        let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-        let available = usize::try_from(size.saturating_sub(offset)).unwrap_or(usize::MAX);
+        // A small read takes its buffer as asked; only a large one is fitted to the file's size
+        // first (one fstat), so a chunk past the end allocates nothing it will not fill.
+        let available = match len <= SMALL_READ {
+            true => len,
+            false => {
+                let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+                usize::try_from(size.saturating_sub(offset)).unwrap_or(usize::MAX)
+            }
+        };
         let mut buf = Vec::new();
         buf.try_reserve_exact(len.min(available)).map_err(|_| {
             StorageError::new(StorageErrorKind::Other, format!("read: {len} bytes do not fit in memory"))
@@ -255,12 +293,15 @@ impl Storage for DiskStorage {
     }
 
     fn list(&self, root: &str, path: &str) -> Result<Vec<DirEntry>, StorageError> {
+        #[cfg(unix)]
+        return dirs::list(&Beneath::new(root, path)?, self.roots.as_deref());
+        #[cfg(not(unix))]
         dirs::list(&Beneath::new(root, path)?)
     }
 
     #[cfg(unix)]
     fn list_kinds(&self, root: &str, path: &str) -> Result<Vec<DirEntry>, StorageError> {
-        dirs::list_kinds(&Beneath::new(root, path)?)
+        dirs::list_kinds(&Beneath::new(root, path)?, self.roots.as_deref())
     }
 
     fn rename(&self, root: &str, from: &str, to: &str) -> Result<(), StorageError> {
