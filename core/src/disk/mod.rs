@@ -201,6 +201,10 @@ impl Storage for DiskStorage {
     }
 
     fn real_path(&self, path: &str) -> Result<String, StorageError> {
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        if let Some(real) = sys::real_path(path) {
+            return Ok(real);
+        }
         let p = Path::new(path);
         let real = fs::canonicalize(p).map_err(|e| os_error(e, "resolve", p))?;
         match real.into_os_string().into_string() {
@@ -483,6 +487,32 @@ mod tests {
         assert_eq!(plain_form(r"\\?\Volume{x}\a"), None);
         assert_eq!(plain_form(r"\\?\C:"), None);
         assert_eq!(plain_form("/home/me"), None);
+    }
+
+    /// The one-walk real path answers what `realpath` answers, and leaves what it cannot (a
+    /// missing path, a dangling link) to `realpath`, which words the error.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    #[test]
+    fn real_paths_of_one_walk_are_realpaths() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(base.join("real")).unwrap();
+        std::fs::write(base.join("real/a.txt"), "a").unwrap();
+        std::os::unix::fs::symlink(base.join("real"), base.join("link")).unwrap();
+        std::os::unix::fs::symlink(base.join("real/a.txt"), base.join("file-link")).unwrap();
+        std::os::unix::fs::symlink(base.join("gone"), base.join("dangling")).unwrap();
+        let disk = DiskStorage::new();
+        for p in ["real", "real/a.txt", "link", "link/a.txt", "file-link", "link/../real/a.txt"] {
+            let path = base.join(p);
+            let want = std::fs::canonicalize(&path).unwrap().to_str().unwrap().to_owned();
+            assert_eq!(sys::real_path(path.to_str().unwrap()).as_deref(), Some(want.as_str()), "{p}");
+            assert_eq!(disk.real_path(path.to_str().unwrap()).unwrap(), want, "{p}");
+        }
+        for p in ["missing", "dangling", "link/missing"] {
+            let path = base.join(p);
+            assert_eq!(sys::real_path(path.to_str().unwrap()), None, "{p}");
+            assert_eq!(disk.real_path(path.to_str().unwrap()).unwrap_err().kind, StorageErrorKind::NotFound, "{p}");
+        }
     }
 
     #[test]

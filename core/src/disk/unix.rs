@@ -296,6 +296,18 @@ pub(super) fn root_of(at: &Beneath, kept: Option<&KeptRoots>) -> Result<Arc<Owne
     Ok(fd)
 }
 
+/// The canonical path of `path` as the kernel resolved it for an `O_PATH` open (read back from
+/// `/proc/self/fd`): one walk of the path, where `realpath(3)` asks for every component in
+/// turn. `None` when that is not available or the answer is not a plain path (no procfs, a
+/// file deleted meanwhile): the caller asks `realpath`, which also words the errors.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub(super) fn real_path(path: &str) -> Option<String> {
+    let fd = rfs::open(path, OFlags::PATH | OFlags::CLOEXEC, Mode::empty()).ok()?;
+    let link = format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(&fd));
+    let real = rfs::readlinkat(CWD, link.as_str(), Vec::new()).ok()?.into_string().ok()?;
+    (real.starts_with('/') && !real.ends_with(" (deleted)")).then_some(real)
+}
+
 /// Opens the root directory itself; its path is canonical, so no symlink may be on it either.
 pub(super) fn open_root(at: &Beneath) -> Result<OwnedFd, Errno> {
     #[cfg(any(target_os = "linux", target_os = "android"))]
