@@ -286,7 +286,7 @@ const hundred = Array.from({ length: Math.min(100, FILES) }, (_, k) => {
   const j = Math.floor((k * FILES) / Math.min(100, FILES));
   return join(root, leaf(j % DIRS), `f${j}.${EXTS[j % EXTS.length]}`);
 });
-const editPath = join(cache, `mcp-edit-${process.pid}`, 'edit.txt');
+const editPath = join(nodeFs.realpathSync(cache), `mcp-edit-${process.pid}`, 'edit.txt');
 // The edited file lives in its own root beside the tree: the tree stays as generated.
 nodeFs.mkdirSync(dirname(editPath), { recursive: true });
 
