@@ -19,8 +19,10 @@ struct Slot {
     io: Option<Io>,
     answer: Option<Answer>,
     /// The driver takes read-ahead plans ([`Channel::accepts_plans`]).
+    #[cfg(feature = "mcp")]
     plans: bool,
     /// The last plan the operation made and the driver has not taken yet.
+    #[cfg(feature = "mcp")]
     plan: Option<ReadAhead>,
 }
 
@@ -28,7 +30,9 @@ struct Slot {
 /// search's files of one directory): advice a driver may use to open and read them early, on
 /// another thread, while the operation works on the ones before. Not an [`Io`]: nothing waits
 /// for it and a driver may ignore it; every file is still asked for with its own `Open`,
-/// which is what the operation reads.
+/// which is what the operation reads. Only the MCP tools make plans (`search_text`): a build
+/// without them carries none of this.
+#[cfg(feature = "mcp")]
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReadAhead {
     /// The root every path is below (as its `Open` names it).
@@ -197,26 +201,26 @@ impl Channel {
     }
 
     /// Whether the driver takes read-ahead plans: only then is one worth making.
-    #[cfg_attr(not(feature = "mcp"), allow(dead_code))] // the MCP tools' alone
+    #[cfg(feature = "mcp")]
     pub fn takes_plans(&self) -> bool {
         self.slot().plans
     }
 
     /// Announces the files this operation opens next; replaces a plan the driver has not
     /// taken yet (a new plan says what comes next).
-    #[cfg_attr(not(feature = "mcp"), allow(dead_code))] // the MCP tools' alone
+    #[cfg(feature = "mcp")]
     pub fn plan(&self, plan: ReadAhead) {
         self.slot().plan = Some(plan);
     }
 
     /// The driver side: it takes read-ahead plans from now on.
-    #[cfg_attr(not(feature = "disk"), allow(dead_code))] // the native disk loop's alone
+    #[cfg(all(feature = "mcp", feature = "disk"))]
     pub fn accepts_plans(&self) {
         self.slot().plans = true;
     }
 
     /// The driver side: the plan made since the last one taken, once.
-    #[cfg_attr(not(feature = "disk"), allow(dead_code))] // the native disk loop's alone
+    #[cfg(all(feature = "mcp", feature = "disk"))]
     pub fn take_plan(&self) -> Option<ReadAhead> {
         self.slot().plan.take()
     }

@@ -86,7 +86,7 @@ impl Operation {
     }
 
     /// The hand-off with the driver, for what goes beside the steps (read-ahead plans).
-    #[cfg_attr(not(feature = "disk"), allow(dead_code))] // the native disk loop's alone
+    #[cfg(all(feature = "mcp", feature = "disk"))]
     pub(crate) fn channel(&self) -> &Channel {
         &self.channel
     }

@@ -89,7 +89,8 @@ mod nt_dirs;
 mod win_dirs;
 #[cfg(any(windows, test))]
 mod win_walk;
-// The native disk loop's read-ahead (a search's next files opened on a worker thread).
+// The native disk loop's read-ahead (a search's next files opened on worker threads).
+#[cfg(feature = "mcp")]
 pub(crate) mod read_ahead;
 // Listings, moves and single directories (the MCP file tools' storage), beside the reads and
 // writes of `sys`.

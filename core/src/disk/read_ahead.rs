@@ -1,6 +1,6 @@
 //! Read-ahead for the native disk loop: the files a request has said it opens next (a search's
 //! files of one directory, in order: [`ReadAhead`](crate::ask::ReadAhead)) are opened, and their
-//! heads read, on a worker thread while the engine searches the ones before, so the disk's work
+//! heads read, on worker threads while the engine searches the ones before, so the disk's work
 //! and the engine's overlap. The engine is unchanged by it: it still asks for each file with its
 //! own `Open`, and gets what an `Open` performed then would have given, only sooner.
 //!

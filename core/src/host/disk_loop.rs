@@ -16,13 +16,17 @@ impl HostOperation {
     /// come) or is done. For a worker thread: it blocks on the disk.
     pub fn run_on_disk(&self, answer: Option<Result<HostAnswer, String>>) -> HostStep {
         let disk = crate::DiskStorage::for_run();
+        // The engine's read-ahead plans (a search's next files), opened on worker threads.
+        #[cfg(feature = "mcp")]
         let mut ahead = crate::disk::read_ahead::Reader::new(&disk);
         let mut state = self.lock();
+        #[cfg(feature = "mcp")]
         state.op.channel().accepts_plans();
         // A request that had already ended (its outcome given) stays as it ended.
         let running = state.audit.is_none();
         let mut step = self.advance(&mut state, answer, None);
         loop {
+            #[cfg(feature = "mcp")]
             if let Some(plan) = state.op.channel().take_plan() {
                 ahead.plan(plan);
             }
@@ -44,9 +48,12 @@ impl HostOperation {
                     state.changed |= io.changes();
                     let files = &mut state.files;
                     let host = crate::DefaultHost; // host I/O is returned above, never performed
-                    let performed = catch_unwind(AssertUnwindSafe(|| match ahead.answer(&io, files) {
-                        Some(early) => early,
-                        None => crate::perform(&disk, &host, files, io),
+                    let performed = catch_unwind(AssertUnwindSafe(|| {
+                        #[cfg(feature = "mcp")]
+                        if let Some(early) = ahead.answer(&io, files) {
+                            return early;
+                        }
+                        crate::perform(&disk, &host, files, io)
                     }));
                     match performed {
                         Ok(answer) => self.guarded(&mut state, |op| op.resume(answer)),
