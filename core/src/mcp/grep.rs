@@ -386,8 +386,8 @@ async fn search_file(
     if checked {
         scan_file(&mut reader, &mut scan, found).await;
     }
-    // One file open at a time, however many the search reads: a big tree never runs the
-    // process out of file handles.
+    // One file open at a time, however many the search reads (the native disk's read-ahead
+    // adds a bounded few): a big tree never runs the process out of file handles.
     reader.close().await;
     Ok(())
 }
