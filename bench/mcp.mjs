@@ -20,7 +20,8 @@
 // Usage: node bench/mcp.mjs [--results=<file>]. Needs @acp-fs/node built (scripts/build-node.sh).
 // Env: ACP_FS_MCP_BENCH_FILES, ACP_FS_MCP_BENCH_DIRS, ACP_FS_MCP_BENCH_FILE_BYTES,
 // ACP_FS_MCP_BENCH_RUNS (default 5), ACP_FS_MCP_BENCH_SMALL_RUNS (default 50),
-// ACP_FS_MCP_BENCH_ONLY (acp or ref: one server alone). A run on the
+// ACP_FS_MCP_BENCH_ONLY (acp or ref: one server alone), ACP_FS_MCP_BENCH_ROWS (a comma-separated
+// list of rows, e.g. `read_multiple_files,search_text`: those alone). A run on the
 // default tree writes its tables into docs/benchmarks/latest.md (bench/results.mjs); a smaller one
 // writes only where --results says.
 
@@ -31,7 +32,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { resultsFile, transcript, writeSection } from './results.mjs';
+import { load, resultsFile, transcript, writeSection } from './results.mjs';
 
 /** The reference server measured against: an exact version, so reruns compare like with like. */
 const REFERENCE = '@modelcontextprotocol/server-filesystem';
@@ -241,25 +242,41 @@ async function time(server, name, args, runs) {
   return { ms: median(ms), bytes, peak, cpu, error: r.isError === true ? (r.content?.[0]?.text ?? '').slice(0, 120) : null };
 }
 
-/** Median ms of `runs` runs of `rg` (after one warm-up) and the matches it printed. */
+/** CPU time (user + system) of this process's children that have ended, in ms. Linux only. */
+function childrenCpuMs() {
+  try {
+    // Fields 16 and 17 of /proc/self/stat (cutime, cstime).
+    const fields = nodeFs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Median ms of `runs` runs of `rg` (after one warm-up), its CPU per run, and the matches it printed. */
 function timeRg(root, runs) {
   const args = ['--line-number', '--no-heading', '--color', 'never', NEEDLE, root];
   let out = '';
   const ms = [];
+  let cpu0 = 0;
   for (let i = 0; i <= runs; i++) {
+    if (i === 1) cpu0 = childrenCpuMs();
     const t0 = performance.now();
     const r = spawnSync('rg', args, { encoding: 'utf8', maxBuffer: 1 << 30 });
     if (i > 0) ms.push(performance.now() - t0);
     if (r.status !== 0 && r.status !== 1) throw new Error(`rg failed: ${r.stderr}`);
     out = r.stdout;
   }
-  return { ms: median(ms), bytes: out.length, matches: out.split('\n').filter(Boolean).length };
+  const cpu = (childrenCpuMs() - cpu0) / runs;
+  return { ms: median(ms), cpu, bytes: out.length, matches: out.split('\n').filter(Boolean).length };
 }
 
 // ---------------------------------------------------------------------------------------------
 // The run
 
-const root = tree();
+// By its real path: where the checkout's .cache is a link, neither server pays for resolving it
+// on every call.
+const root = nodeFs.realpathSync(tree());
 const entries = {
   acp: join(repo, 'npm', 'node', 'bin', 'acp-fs.mjs'),
   ref: process.env.ACP_FS_MCP_BENCH_ONLY === 'acp' ? null : referenceServer(),
@@ -269,7 +286,7 @@ const hundred = Array.from({ length: Math.min(100, FILES) }, (_, k) => {
   const j = Math.floor((k * FILES) / Math.min(100, FILES));
   return join(root, leaf(j % DIRS), `f${j}.${EXTS[j % EXTS.length]}`);
 });
-const editPath = join(cache, `mcp-edit-${process.pid}`, 'edit.txt');
+const editPath = join(nodeFs.realpathSync(cache), `mcp-edit-${process.pid}`, 'edit.txt');
 // The edited file lives in its own root beside the tree: the tree stays as generated.
 nodeFs.mkdirSync(dirname(editPath), { recursive: true });
 
@@ -307,8 +324,12 @@ const SMALL = [
 const QUICK = new Set(['list_directory_with_sizes', ...SMALL.map(([row]) => row)]);
 const runsOf = (row) => (QUICK.has(row) ? SMALL_RUNS : RUNS);
 
+// ACP_FS_MCP_BENCH_ROWS=row,row: only those rows (while working on them; the others stay empty).
+const rows = process.env.ACP_FS_MCP_BENCH_ROWS ? new Set(process.env.ACP_FS_MCP_BENCH_ROWS.split(',')) : null;
+const wanted = (row) => !rows || rows.has(row);
 const results = new Map();
 const memories = {};
+const loadAtStart = load();
 // ACP_FS_MCP_BENCH_ONLY=acp: our server alone (while working on it; the table's other columns stay empty).
 const only = process.env.ACP_FS_MCP_BENCH_ONLY;
 for (const [key, entry] of Object.entries(entries).filter(([key]) => !only || key === only)) {
@@ -316,9 +337,9 @@ for (const [key, entry] of Object.entries(entries).filter(([key]) => !only || ke
   const label = key === 'acp' ? 'acp-fs mcp' : `${REFERENCE}@${REFERENCE_VERSION}`;
   const server = await start(label, entry, key === 'acp' ? ['mcp', root, dirname(editPath)] : [root, dirname(editPath)]);
   try {
-    for (const [row, name, args] of BIG) results.set(`${key}:${row}`, await time(server, name, args, runsOf(row)));
-    if (key === 'acp') results.set('acp:search_text', await time(server, 'search_text', searchTextArgs, RUNS));
-    for (const [row, name, args] of SMALL) results.set(`${key}:${row}`, await time(server, name, args, SMALL_RUNS));
+    for (const [row, name, args] of BIG.filter(([row]) => wanted(row))) results.set(`${key}:${row}`, await time(server, name, args, runsOf(row)));
+    if (key === 'acp' && wanted('search_text')) results.set('acp:search_text', await time(server, 'search_text', searchTextArgs, RUNS));
+    for (const [row, name, args] of SMALL.filter(([row]) => wanted(row))) results.set(`${key}:${row}`, await time(server, name, args, SMALL_RUNS));
     const peaks = [...results].filter(([k, r]) => k.startsWith(`${key}:`) && r?.peak).map(([, r]) => r.peak);
     memories[key] = { startup: server.startup, end: memory(server.transport.pid), peak: Math.max(...peaks) };
   } finally {
@@ -326,7 +347,7 @@ for (const [key, entry] of Object.entries(entries).filter(([key]) => !only || ke
   }
 }
 nodeFs.rmSync(dirname(editPath), { recursive: true, force: true });
-const rgResult = rg ? timeRg(root, RUNS) : null;
+const rgResult = rg && wanted('search_text') ? timeRg(root, RUNS) : null;
 
 // The floor: a server that does nothing but answer (bench/mcp-floor-server.mjs), asked for
 // answers of the sizes the two servers gave, so each row shows what the SDK client, the pipe and
@@ -357,6 +378,7 @@ const fmtCpu = (r) => (r && Number.isFinite(r.cpu) ? `${r.cpu.toFixed(r.cpu < 10
 const fmtPeak = (r) => (r?.peak ? `${r.peak.toFixed(0)} MB` : '');
 const ratio = (ours, theirs) => (ours && theirs && !ours.error && !theirs.error ? `${(theirs.ms / ours.ms).toFixed(1)}x` : '');
 
+say(`\nLoad average ${loadAtStart} at the start, ${load()} at the end (2-core machines share their cores: compare CPU times too).`);
 say(`\n### Standalone server vs ${REFERENCE}@${REFERENCE_VERSION}\n`);
 say(`Tree: ${FILES.toLocaleString('en')} files in ${DIRS.toLocaleString('en')} directories, ~${Math.round((FILES * FILE_BYTES) / 1e6)} MB${FULL ? '' : ' (a reduced size)'}; median of ${RUNS} calls (calls of about a millisecond: ${SMALL_RUNS}).\n`);
 say('Time: the median of a call as the client sees it. CPU: the server process\'s CPU time per call (all its threads; from /proc, in clock ticks, so a small call\'s is coarse). Peak RSS: the server\'s resident peak during that row\'s calls.\n');
@@ -379,11 +401,12 @@ for (const [row, name, , what] of [...BIG, ...SMALL]) {
 }
 say(`\n### search_text vs ripgrep\n`);
 say(`The literal \`${NEEDLE}\` over the whole tree (in one file of 500); rg is ${rg ?? 'not installed'}, spawned per search.\n`);
-say('| search | time | answer | rg / acp-fs |');
-say('|---|---:|---:|---:|');
+say('CPU: all threads of the server per search (its read-ahead workers included), and of rg per run.\n');
+say('| search | time | CPU | answer | rg / acp-fs |');
+say('|---|---:|---:|---:|---:|');
 const st = results.get('acp:search_text');
-say(`| acp-fs \`search_text\` | ${fmtMs(st)} | ${fmtBytes(st)} | ${ratio(st, rgResult)} |`);
-say(`| \`rg -n\` | ${rgResult ? fmtMs(rgResult) : 'n/a'} | ${rgResult ? `${fmtBytes(rgResult)}, ${rgResult.matches} lines` : ''} | |`);
+say(`| acp-fs \`search_text\` | ${fmtMs(st)} | ${fmtCpu(st)} | ${fmtBytes(st)} | ${ratio(st, rgResult)} |`);
+say(`| \`rg -n\` | ${rgResult ? fmtMs(rgResult) : 'n/a'} | ${fmtCpu(rgResult)} | ${rgResult ? `${fmtBytes(rgResult)}, ${rgResult.matches} lines` : ''} | |`);
 
 say(`\n### Memory (resident, MB)\n`);
 say('| server | after start-up | at the end | peak |');
@@ -394,7 +417,7 @@ for (const [key, label] of [['acp', 'acp-fs mcp'], ['ref', 'reference']]) {
   say(`| ${label} | ${mb(m?.startup?.rss)} | ${mb(m?.end?.rss)} | ${mb(m?.peak)} |`);
 }
 
-const out = resultsFile(process.argv.slice(2), !FULL || Boolean(only));
+const out = resultsFile(process.argv.slice(2), !FULL || Boolean(only) || Boolean(rows));
 if (out) {
   writeSection('mcp', 'The standalone MCP server (bench/mcp.mjs)', printed(), { file: out });
   console.log(`\nwritten to ${out}`);

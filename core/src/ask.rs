@@ -18,6 +18,29 @@ use std::task::{Context, Poll};
 struct Slot {
     io: Option<Io>,
     answer: Option<Answer>,
+    /// The driver takes read-ahead plans ([`Channel::accepts_plans`]).
+    #[cfg(feature = "mcp")]
+    plans: bool,
+    /// The last plan the operation made and the driver has not taken yet.
+    #[cfg(feature = "mcp")]
+    plan: Option<ReadAhead>,
+}
+
+/// Files an operation will open next, in this order, each with `head` bytes asked for (a
+/// search's files of one directory): advice a driver may use to open and read them early, on
+/// another thread, while the operation works on the ones before. Not an [`Io`]: nothing waits
+/// for it and a driver may ignore it; every file is still asked for with its own `Open`,
+/// which is what the operation reads. Only the MCP tools make plans (`search_text`): a build
+/// without them carries none of this.
+#[cfg(feature = "mcp")]
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReadAhead {
+    /// The root every path is below (as its `Open` names it).
+    pub root: String,
+    /// The files' real paths, in the order they will be opened.
+    pub paths: Vec<String>,
+    /// The head each `Open` will ask for.
+    pub head: usize,
 }
 
 /// The operation's side of the I/O hand-off.
@@ -175,6 +198,31 @@ impl Channel {
     /// the ticket).
     pub async fn wait(&self, path: &str, turn: Turn) -> Result<(), StorageError> {
         self.ask(Io::Wait { path: path.to_owned(), turn }, done).await
+    }
+
+    /// Whether the driver takes read-ahead plans: only then is one worth making.
+    #[cfg(feature = "mcp")]
+    pub fn takes_plans(&self) -> bool {
+        self.slot().plans
+    }
+
+    /// Announces the files this operation opens next; replaces a plan the driver has not
+    /// taken yet (a new plan says what comes next).
+    #[cfg(feature = "mcp")]
+    pub fn plan(&self, plan: ReadAhead) {
+        self.slot().plan = Some(plan);
+    }
+
+    /// The driver side: it takes read-ahead plans from now on.
+    #[cfg(all(feature = "mcp", feature = "disk"))]
+    pub fn accepts_plans(&self) {
+        self.slot().plans = true;
+    }
+
+    /// The driver side: the plan made since the last one taken, once.
+    #[cfg(all(feature = "mcp", feature = "disk"))]
+    pub fn take_plan(&self) -> Option<ReadAhead> {
+        self.slot().plan.take()
     }
 
     /// The driver side: the I/O the operation asked for last, once.

@@ -114,7 +114,10 @@ pub fn respond(id: &str, result: Result<Value, AcpFsError>) -> String {
 /// [`respond`] with a borrowed result, serialized once straight into the reply: a tool's answer
 /// may be megabytes, and neither a copy of it nor a second pass over its text is needed.
 pub(crate) fn respond_result(id: &str, value: &Value) -> String {
-    let mut out = Vec::with_capacity(64);
+    // Sized for the whole reply up front (escapes, a line break's say, add a little): a large
+    // answer is not copied over and over as the buffer doubles.
+    let guess = 64 + id.len() + json_len(value);
+    let mut out = Vec::with_capacity(guess + guess / 16);
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
     out.extend_from_slice(id.as_bytes());
     out.extend_from_slice(b",\"result\":");
@@ -122,6 +125,16 @@ pub(crate) fn respond_result(id: &str, value: &Value) -> String {
     out.push(b'}');
     // The id is a raw JSON value (UTF-8) and serde_json writes UTF-8.
     String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// About how long `value` is as JSON text (its strings unescaped).
+fn json_len(value: &Value) -> usize {
+    match value {
+        Value::String(s) => s.len() + 2,
+        Value::Array(items) => 2 + items.iter().map(|v| json_len(v) + 1).sum::<usize>(),
+        Value::Object(members) => 2 + members.iter().map(|(k, v)| k.len() + 4 + json_len(v)).sum::<usize>(),
+        _ => 8,
+    }
 }
 
 impl AcpFs {

@@ -85,6 +85,12 @@ impl Operation {
         self.op
     }
 
+    /// The hand-off with the driver, for what goes beside the steps (read-ahead plans).
+    #[cfg(all(feature = "mcp", feature = "disk"))]
+    pub(crate) fn channel(&self) -> &Channel {
+        &self.channel
+    }
+
     /// Runs until the first I/O request (or the end).
     pub fn start(&mut self) -> Step {
         self.poll()

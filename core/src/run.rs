@@ -16,7 +16,9 @@ impl<F> Default for OpenFiles<F> {
 }
 
 impl<F> OpenFiles<F> {
-    fn opened(&mut self, opened: Result<(Option<F>, Metadata), StorageError>) -> Answer {
+    /// Numbers a file just opened (the native disk's read-ahead opens some before they are
+    /// asked for).
+    pub(crate) fn opened(&mut self, opened: Result<(Option<F>, Metadata), StorageError>) -> Answer {
         match opened {
             Ok((Some(file), meta)) => {
                 let Ok(id) = FileId::try_from(self.0.len()) else {

@@ -94,6 +94,18 @@ fn containment_holds_while_directories_are_renamed_into_symlinks() {
     race(Mover::Rename);
 }
 
+#[cfg(all(target_os = "linux", feature = "mcp"))]
+#[test]
+fn searches_on_the_native_disk_stay_contained_while_directories_are_exchanged() {
+    search_race(Mover::Exchange);
+}
+
+#[cfg(feature = "mcp")]
+#[test]
+fn searches_on_the_native_disk_stay_contained_while_directories_are_renamed() {
+    search_race(Mover::Rename);
+}
+
 // ---- the layout ----
 
 fn inside_text(name: &str, tag: &str) -> String {
@@ -707,4 +719,58 @@ fn race(mover: Mover) {
         tally.ok_lists > 0 && tally.ok_moves > 0 && tally.ok_dirs > 0,
         "no listing, move or new directory:\n{report}"
     );
+}
+
+// ---- searches on the native disk ----
+
+/// `search_text` over the root as a native host runs it (`HostOperation::run_on_disk`: the
+/// root's handle kept for the run, each directory's files opened ahead of the engine on worker
+/// threads), racing the same mover: the first lines of every file, inside and outside, match,
+/// so a file read through a swapped `sub` or `a.txt` would show outside lines in the answer.
+/// None may, and the searches must still find what is inside.
+#[cfg(feature = "mcp")]
+fn search_race(mover: Mover) {
+    use acp_fs::host::{HostEngine, HostStep};
+    let (_tmp, base) = layout();
+    let total = env_number(REQUESTS_ENV, DEFAULT_REQUESTS as u64) as usize / 10;
+    let seconds = env_number(SECONDS_ENV, DEFAULT_SECONDS);
+    let caps = serde_json::to_value(DiskStorage::new().caps()).unwrap();
+    let engine = HostEngine::new(json!({}), caps).unwrap();
+    let root = base.join("root").to_str().unwrap().to_owned();
+    assert!(engine.open_session(&json!("s"), &json!(root), &json!([]), &json!(null)).is_none());
+
+    let helper = Helper::start(mover, &base);
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    let (mut searches, mut lines, mut escaped, mut failed) = (0u64, 0u64, Vec::new(), Vec::new());
+    for i in 0..total {
+        if Instant::now() > deadline {
+            break;
+        }
+        let call = json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "search_text",
+            "arguments": {"path": root, "pattern": "line 0000", "maxResults": 100_000}}});
+        let (_, op) = engine.mcp_dispatch("s", &call.to_string());
+        let step = op.expect("a tools/call comes with its operation").run_on_disk(None);
+        let HostStep::Done { done } = step else { panic!("a search needs nothing of the host: {step:?}") };
+        let reply: serde_json::Value = serde_json::from_str(done.reply.as_deref().unwrap_or("null")).unwrap();
+        let result = &reply["result"];
+        if result["isError"] != json!(false) {
+            failed.push(format!("search {i}: {reply}"));
+            continue;
+        }
+        searches += 1;
+        for m in result["structuredContent"]["matches"].as_array().into_iter().flatten() {
+            lines += 1;
+            if m["text"].as_str().unwrap_or_default().contains(CANARY) && escaped.len() < 10 {
+                escaped.push(format!("search {i}: {m}"));
+            }
+        }
+    }
+    let cycles = helper.stop();
+    let report = format!(
+        "{mover:?}: {searches} searches ({lines} matching lines) against {cycles} swap cycles; \
+         outside lines answered: {escaped:#?}; failed searches: {failed:#?}"
+    );
+    eprintln!("{report}");
+    assert!(escaped.is_empty() && failed.is_empty(), "a search escaped or failed while the disk moved:\n{report}");
+    assert!(cycles > 0 && searches > 0 && lines > 0, "nothing raced, or nothing was found:\n{report}");
 }

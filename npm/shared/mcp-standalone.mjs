@@ -20,6 +20,8 @@ import { serveLines } from './lines.mjs';
 export const SESSION = 'mcp';
 /** Longest a request waits for the client's answer to `roots/list` before the old roots serve it. */
 export const ROOTS_WAIT_MS = 10_000;
+/** An answer longer than this (in UTF-16 units) is written apart from its line break. */
+const LARGE_ANSWER = 64 * 1024;
 /** A line (one JSON-RPC message) above this ends the connection: the engine's bounds are far below. */
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
@@ -100,7 +102,13 @@ export function serveStandalone({ fs, dirs, input, output, log = () => {} }) {
   let applied = 0;
 
   const send = (text) => {
-    if (!output.destroyed && !output.writableEnded) output.write(`${text}\n`);
+    if (output.destroyed || output.writableEnded) return;
+    // A large answer goes out as it is, its line break after it: joined, it would be copied
+    // whole first.
+    if (text.length > LARGE_ANSWER) {
+      output.write(text);
+      output.write('\n');
+    } else output.write(`${text}\n`);
   };
 
   function askRoots() {

@@ -202,7 +202,7 @@ export function bindingSuite({ label, binding, methods, byteForms }) {
       const good = e.dispatch('{"jsonrpc":"2.0","id":7.50,"method":"fs/read_text_file","params":{"sessionId":"s","path":"/p/a.txt"}}');
       assert.equal(good.id, '7.50', 'the id is kept byte for byte');
       const { outcome } = drive(good.operation, storage);
-      assert.deepEqual(outcome.result, { content: 'hi\n' });
+      assert.equal('result' in outcome, false, 'the reply stands for the result: it crosses once');
       assert.equal(outcome.reply, '{"jsonrpc":"2.0","id":7.50,"result":{"content":"hi\\n"}}');
       // A request started by hand has no message to answer.
       assert.equal('reply' in e.start('fs/read_text_file', {}).step().done, false);
@@ -229,7 +229,7 @@ export function bindingSuite({ label, binding, methods, byteForms }) {
       assert.ok(call.operation instanceof Operation);
       assert.equal('call' in call, false, 'no McpCall: the reply comes with the outcome');
       const { outcome } = drive(call.operation, storage);
-      assert.deepEqual(outcome.result, { content: 'two\n' });
+      assert.equal('result' in outcome, false, 'the reply stands for the result: it crosses once');
       const reply = JSON.parse(outcome.reply);
       assert.equal(reply.id, 'r');
       assert.deepEqual(reply.result, { content: [{ type: 'text', text: 'two\n' }], structuredContent: { content: 'two\n' }, isError: false });

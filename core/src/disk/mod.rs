@@ -7,6 +7,7 @@ use std::fs::{self, File};
 use std::io::{self, Read};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// The local file system as an acp-fs [`Storage`] (feature `disk`).
 ///
@@ -53,7 +54,19 @@ use std::sync::atomic::{AtomicU64, Ordering};
 #[derive(Clone, Debug, Default)]
 pub struct DiskStorage {
     fail_at: Option<WriteStep>,
+    /// The root handles of one disk run ([`DiskStorage::for_run`]); none: every open and
+    /// listing opens its root anew.
+    #[cfg_attr(not(unix), allow(dead_code))] // only a Unix disk keeps them
+    roots: Option<Arc<KeptRoots>>,
 }
+
+/// Unix: the roots' handles a disk run keeps (unix.rs). Elsewhere every open walks from its root
+/// anyway, so there is nothing to keep.
+#[cfg(unix)]
+use sys::KeptRoots;
+#[cfg(not(unix))]
+#[derive(Debug, Default)]
+struct KeptRoots;
 
 #[cfg(unix)]
 #[path = "unix.rs"]
@@ -76,6 +89,9 @@ mod nt_dirs;
 mod win_dirs;
 #[cfg(any(windows, test))]
 mod win_walk;
+// The native disk loop's read-ahead (a search's next files opened on worker threads).
+#[cfg(feature = "mcp")]
+pub(crate) mod read_ahead;
 // Listings, moves and single directories (the MCP file tools' storage), beside the reads and
 // writes of `sys`.
 #[cfg(unix)]
@@ -102,6 +118,9 @@ pub enum WriteStep {
 
 /// Source of unique temporary names within this process (the pid separates processes).
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// The largest read given a buffer of the length asked without a look at the file's size.
+const SMALL_READ: usize = 64 * 1024;
 
 /// Leftover temporaries of crashed processes can hold a name; a few fresh names get past them.
 const TEMP_ATTEMPTS: usize = 16;
@@ -142,6 +161,16 @@ impl DiskStorage {
         DiskStorage::default()
     }
 
+    /// The disk for one run of a request (the native disk loop, `HostOperation::run_on_disk`):
+    /// each root's handle is opened once, at the run's first read or listing under it, and kept
+    /// until the run ends, so each of a search's many opens walks only below the root (the same
+    /// no-symlink walk, below the same handle). A run keeps the root it started under: a root
+    /// directory moved or replaced meanwhile is not followed to its new place or its successor.
+    /// Writes, moves and new directories still open their root anew.
+    pub(crate) fn for_run() -> DiskStorage {
+        DiskStorage { roots: Some(Arc::default()), ..DiskStorage::default() }
+    }
+
     /// Makes every write fail at `step` with an injected error, through the same cleanup path
     /// as a real failure there (crash-safety tests without a failing disk).
     #[doc(hidden)]
@@ -173,6 +202,10 @@ impl Storage for DiskStorage {
     }
 
     fn real_path(&self, path: &str) -> Result<String, StorageError> {
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        if let Some(real) = sys::real_path(path) {
+            return Ok(real);
+        }
         let p = Path::new(path);
         let real = fs::canonicalize(p).map_err(|e| os_error(e, "resolve", p))?;
         match real.into_os_string().into_string() {
@@ -200,6 +233,9 @@ impl Storage for DiskStorage {
 
     fn open(&self, root: &str, path: &str) -> Result<(Option<File>, Metadata), StorageError> {
         let at = Beneath::new(root, path)?;
+        #[cfg(unix)]
+        return sys::open(&at, self.roots.as_deref());
+        #[cfg(not(unix))]
         sys::open(&at)
     }
 
@@ -208,8 +244,15 @@ impl Storage for DiskStorage {
         if offset > i64::MAX as u64 {
             return Ok(Vec::new().into());
         }
-        let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-        let available = usize::try_from(size.saturating_sub(offset)).unwrap_or(usize::MAX);
+        // A small read takes its buffer as asked; only a large one is fitted to the file's size
+        // first (one fstat), so a chunk past the end allocates nothing it will not fill.
+        let available = match len <= SMALL_READ {
+            true => len,
+            false => {
+                let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+                usize::try_from(size.saturating_sub(offset)).unwrap_or(usize::MAX)
+            }
+        };
         let mut buf = Vec::new();
         buf.try_reserve_exact(len.min(available)).map_err(|_| {
             StorageError::new(StorageErrorKind::Other, format!("read: {len} bytes do not fit in memory"))
@@ -255,12 +298,15 @@ impl Storage for DiskStorage {
     }
 
     fn list(&self, root: &str, path: &str) -> Result<Vec<DirEntry>, StorageError> {
+        #[cfg(unix)]
+        return dirs::list(&Beneath::new(root, path)?, self.roots.as_deref());
+        #[cfg(not(unix))]
         dirs::list(&Beneath::new(root, path)?)
     }
 
     #[cfg(unix)]
     fn list_kinds(&self, root: &str, path: &str) -> Result<Vec<DirEntry>, StorageError> {
-        dirs::list_kinds(&Beneath::new(root, path)?)
+        dirs::list_kinds(&Beneath::new(root, path)?, self.roots.as_deref())
     }
 
     fn rename(&self, root: &str, from: &str, to: &str) -> Result<(), StorageError> {
@@ -442,6 +488,32 @@ mod tests {
         assert_eq!(plain_form(r"\\?\Volume{x}\a"), None);
         assert_eq!(plain_form(r"\\?\C:"), None);
         assert_eq!(plain_form("/home/me"), None);
+    }
+
+    /// The one-walk real path answers what `realpath` answers, and leaves what it cannot (a
+    /// missing path, a dangling link) to `realpath`, which words the error.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    #[test]
+    fn real_paths_of_one_walk_are_realpaths() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(base.join("real")).unwrap();
+        std::fs::write(base.join("real/a.txt"), "a").unwrap();
+        std::os::unix::fs::symlink(base.join("real"), base.join("link")).unwrap();
+        std::os::unix::fs::symlink(base.join("real/a.txt"), base.join("file-link")).unwrap();
+        std::os::unix::fs::symlink(base.join("gone"), base.join("dangling")).unwrap();
+        let disk = DiskStorage::new();
+        for p in ["real", "real/a.txt", "link", "link/a.txt", "file-link", "link/../real/a.txt"] {
+            let path = base.join(p);
+            let want = std::fs::canonicalize(&path).unwrap().to_str().unwrap().to_owned();
+            assert_eq!(sys::real_path(path.to_str().unwrap()).as_deref(), Some(want.as_str()), "{p}");
+            assert_eq!(disk.real_path(path.to_str().unwrap()).unwrap(), want, "{p}");
+        }
+        for p in ["missing", "dangling", "link/missing"] {
+            let path = base.join(p);
+            assert_eq!(sys::real_path(path.to_str().unwrap()), None, "{p}");
+            assert_eq!(disk.real_path(path.to_str().unwrap()).unwrap_err().kind, StorageErrorKind::NotFound, "{p}");
+        }
     }
 
     #[test]

@@ -13,6 +13,7 @@ use std::fs::{File, Permissions};
 use std::io::Write;
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::PermissionsExt;
+use std::sync::{Arc, Mutex};
 
 pub(super) const DIR: OFlags = OFlags::RDONLY.union(OFlags::DIRECTORY).union(OFlags::CLOEXEC).union(OFlags::NOFOLLOW);
 /// O_NONBLOCK: opening a FIFO without a writer (or some devices) would block forever; the type
@@ -21,8 +22,8 @@ pub(super) const DIR: OFlags = OFlags::RDONLY.union(OFlags::DIRECTORY).union(OFl
 const READ: OFlags =
     OFlags::RDONLY.union(OFlags::NONBLOCK).union(OFlags::NOCTTY).union(OFlags::CLOEXEC).union(OFlags::NOFOLLOW);
 
-pub(super) fn open(at: &Beneath) -> Result<(Option<File>, Metadata), StorageError> {
-    let root = open_root(at).map_err(|e| error(e, "open the root of", at.path))?;
+pub(super) fn open(at: &Beneath, kept: Option<&KeptRoots>) -> Result<(Option<File>, Metadata), StorageError> {
+    let root = root_of(at, kept).map_err(|e| error(e, "open the root of", at.path))?;
     let fd = match open_below(&root, &at.rel, READ) {
         Ok(fd) => fd,
         Err(Errno::NXIO) => return Ok(not_openable()),
@@ -268,6 +269,43 @@ fn sweep(dir: &OwnedFd) {
             let _ = rfs::unlinkat(dir, name, AtFlags::empty());
         }
     }
+}
+
+/// The root handles one disk run keeps (`DiskStorage::for_run`), by the root's path: opened
+/// the way [`open_root`] opens one, once per root and run. A handle stays the directory it
+/// opened, so what is below it is reached by the same no-symlink walk as with a fresh one.
+#[derive(Debug, Default)]
+pub(crate) struct KeptRoots(Mutex<Vec<(String, Arc<OwnedFd>)>>);
+
+/// Roots a run keeps at most (a session has a few; a run reads below one or two).
+const KEPT_ROOTS: usize = 8;
+
+/// The root's handle: the one the run keeps, or (no run) a fresh one.
+pub(super) fn root_of(at: &Beneath, kept: Option<&KeptRoots>) -> Result<Arc<OwnedFd>, Errno> {
+    let Some(kept) = kept else { return open_root(at).map(Arc::new) };
+    // Poisoning only follows a panic while the list was changed: what is in it is still whole.
+    let mut roots = kept.0.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, fd)) = roots.iter().find(|(root, _)| root == at.root) {
+        return Ok(fd.clone());
+    }
+    let fd = Arc::new(open_root(at)?);
+    if roots.len() == KEPT_ROOTS {
+        roots.remove(0);
+    }
+    roots.push((at.root.to_owned(), fd.clone()));
+    Ok(fd)
+}
+
+/// The canonical path of `path` as the kernel resolved it for an `O_PATH` open (read back from
+/// `/proc/self/fd`): one walk of the path, where `realpath(3)` asks for every component in
+/// turn. `None` when that is not available or the answer is not a plain path (no procfs, a
+/// file deleted meanwhile): the caller asks `realpath`, which also words the errors.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub(super) fn real_path(path: &str) -> Option<String> {
+    let fd = rfs::open(path, OFlags::PATH | OFlags::CLOEXEC, Mode::empty()).ok()?;
+    let link = format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(&fd));
+    let real = rfs::readlinkat(CWD, link.as_str(), Vec::new()).ok()?.into_string().ok()?;
+    (real.starts_with('/') && !real.ends_with(" (deleted)")).then_some(real)
 }
 
 /// Opens the root directory itself; its path is canonical, so no symlink may be on it either.

@@ -3,7 +3,7 @@
 //! swapped for a symlink after the engine's check is refused (`SymlinkEscape`), never followed:
 //! nothing outside the root is listed, moved or created.
 
-use super::sys::{error, kind_metadata, open_below, open_root, stat_metadata, DIR};
+use super::sys::{error, kind_metadata, open_below, open_root, root_of, stat_metadata, KeptRoots, DIR};
 use super::Beneath;
 use crate::storage::{DirEntry, StorageError, StorageErrorKind};
 use rustix::fs::{self as rfs, AtFlags, Mode};
@@ -13,20 +13,20 @@ use std::os::fd::OwnedFd;
 /// The entries of the directory `at`, read from its handle and each described by an `fstatat`
 /// that does not follow it. An entry removed between the read and its stat is left out (it is
 /// gone); an entry whose name is not UTF-8 is left out too, since no engine path can name it.
-pub(super) fn list(at: &Beneath) -> Result<Vec<DirEntry>, StorageError> {
-    read(at, true)
+pub(super) fn list(at: &Beneath, kept: Option<&KeptRoots>) -> Result<Vec<DirEntry>, StorageError> {
+    read(at, kept, true)
 }
 
 /// [`list`] with kinds only: each entry's kind from the directory itself (`d_type`), stat'ed only
 /// where the file system does not say (`DT_UNKNOWN`). The kind is the entry's own (a link is a
 /// link), as `lstat` tells it; sizes, times and ids are left out. A tree or a search of 100,000
 /// files spares 100,000 `fstatat` calls this way.
-pub(super) fn list_kinds(at: &Beneath) -> Result<Vec<DirEntry>, StorageError> {
-    read(at, false)
+pub(super) fn list_kinds(at: &Beneath, kept: Option<&KeptRoots>) -> Result<Vec<DirEntry>, StorageError> {
+    read(at, kept, false)
 }
 
-fn read(at: &Beneath, described: bool) -> Result<Vec<DirEntry>, StorageError> {
-    let root = open_root(at).map_err(|e| error(e, "open the root of", at.path))?;
+fn read(at: &Beneath, kept: Option<&KeptRoots>, described: bool) -> Result<Vec<DirEntry>, StorageError> {
+    let root = root_of(at, kept).map_err(|e| error(e, "open the root of", at.path))?;
     let dir = open_below(&root, &at.rel, DIR).map_err(|e| error(e, "open the directory", at.path))?;
     let entries = rfs::Dir::read_from(&dir).map_err(|e| error(e, "list", at.path))?;
     let mut listed = Vec::new();

@@ -15,12 +15,21 @@ impl HostOperation {
     /// the request needs the host (`approve`, `writeDocument`, a `wait` whose turn has not
     /// come) or is done. For a worker thread: it blocks on the disk.
     pub fn run_on_disk(&self, answer: Option<Result<HostAnswer, String>>) -> HostStep {
-        let disk = crate::DiskStorage::new();
+        let disk = crate::DiskStorage::for_run();
+        // The engine's read-ahead plans (a search's next files), opened on worker threads.
+        #[cfg(feature = "mcp")]
+        let mut ahead = crate::disk::read_ahead::Reader::new(&disk);
         let mut state = self.lock();
+        #[cfg(feature = "mcp")]
+        state.op.channel().accepts_plans();
         // A request that had already ended (its outcome given) stays as it ended.
         let running = state.audit.is_none();
         let mut step = self.advance(&mut state, answer, None);
         loop {
+            #[cfg(feature = "mcp")]
+            if let Some(plan) = state.op.channel().take_plan() {
+                ahead.plan(plan);
+            }
             step = match step {
                 Step::Io(io @ (Io::Approve { .. } | Io::WriteDocument { .. })) => {
                     return self.to_host(&mut state, Step::Io(io))
@@ -39,7 +48,14 @@ impl HostOperation {
                     state.changed |= io.changes();
                     let files = &mut state.files;
                     let host = crate::DefaultHost; // host I/O is returned above, never performed
-                    match catch_unwind(AssertUnwindSafe(|| crate::perform(&disk, &host, files, io))) {
+                    let performed = catch_unwind(AssertUnwindSafe(|| {
+                        #[cfg(feature = "mcp")]
+                        if let Some(early) = ahead.answer(&io, files) {
+                            return early;
+                        }
+                        crate::perform(&disk, &host, files, io)
+                    }));
+                    match performed {
                         Ok(answer) => self.guarded(&mut state, |op| op.resume(answer)),
                         Err(payload) => {
                             let e = AcpFsError::internal(panic_message(&*payload));

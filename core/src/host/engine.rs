@@ -286,6 +286,8 @@ mod tests {
         op.step(opened, None);
         let out = done(op.step(bytes, Some(b"hi\n".to_vec())));
         assert_eq!(out.reply.unwrap(), r#"{"jsonrpc":"2.0","id":"x","result":{"content":"hi\n"}}"#);
+        // The reply stands for the result: it does not cross twice.
+        assert!(out.result.is_none());
         let (what, op) = engine.dispatch(r#"{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":7}}"#);
         assert_eq!(serde_json::to_value(&what).unwrap(), json!({"kind": "cancel", "id": "7"}));
         assert!(op.is_none());

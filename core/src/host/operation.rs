@@ -223,7 +223,10 @@ impl HostOperation {
                 // The request's own end is what it reports, not a cancel or a step after it.
                 state.audit.get_or_insert(audit);
                 let (result, error) = match result {
-                    Ok(r) => (Some(r), None),
+                    // A request that came as a message is answered by its reply, which holds the
+                    // result already: a large answer (a search, many files) crosses to the
+                    // host once, not twice.
+                    Ok(r) => (Some(r).filter(|_| reply.is_none()), None),
                     Err(e) => (None, Some(e)),
                 };
                 HostStep::Done { done: Box::new(HostOutcome { result, error, change, stale_document, reply }) }

@@ -11,7 +11,8 @@ use serde::Serialize;
 /// change record (`null` unless a write succeeded), `staleDocument` (an open document the host
 /// said matches storage, found holding other text: the editor should reload it; absent
 /// otherwise), and for a request that came as a message
-/// (`dispatch`, `mcpDispatch`) the reply text to send. Its audit event is asked for apart
+/// (`dispatch`, `mcpDispatch`) the reply text to send, which then stands for the result: a
+/// message's outcome has `reply` and no `result` (its `error`, if it failed, stays). Its audit event is asked for apart
 /// ([`HostOperation::audit`](super::HostOperation::audit)): a host without an audit log does not pay for converting it.
 #[derive(Clone, Debug, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

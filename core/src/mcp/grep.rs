@@ -7,7 +7,7 @@ use super::arguments::Call;
 use super::registry::{self, object_schema, Annotations, Need, Tool};
 use super::walk::{self, Budget, Dir, Kind};
 use super::{globs, output, start, target};
-use crate::ask::Channel;
+use crate::ask::{Channel, ReadAhead};
 use crate::contain::Target;
 use crate::error::AcpFsError;
 use crate::file::{self, ChunkReader};
@@ -161,31 +161,25 @@ async fn search_dir(shared: &Shared, io: &Channel, q: &Query, top: Dir, found: &
     // parent, so leaving a subtree drops its own.
     let mut stack: Vec<Frame> = Vec::new();
     enter(shared, io, q, top, String::new(), 0, &top_rel, &mut ignores, &mut stack).await?;
+    let plans = shared.caps.ranged_reads && io.takes_plans();
     while let Some(frame) = stack.last_mut() {
+        if plans && frame.planned == 0 {
+            frame.planned = plan(io, frame);
+        }
         let Some(e) = frame.pending.next() else {
             let done = stack.pop().expect("a frame is on the stack");
             ignores.truncate(done.governing);
             continue;
         };
-        let rel = join(&frame.rel, &e.name);
-        let is_dir = e.kind == Kind::Dir;
-        // VCS internals are never searched (ripgrep skips them as hidden).
-        if (is_dir && e.name == ".git") || (!q.exclude.is_empty() && q.exclude.is_match(&rel)) {
-            continue;
-        }
-        if q.gitignore && ignored(&ignores, &join(&top_rel, &rel), is_dir) {
-            continue;
-        }
+        frame.planned = frame.planned.saturating_sub(1);
         match e.kind {
             Kind::Dir if frame.depth + 1 > budget.max_depth => budget.too_deep += 1,
             Kind::Dir => {
+                let rel = join(&frame.rel, &e.name);
                 let (child, depth) = (frame.dir.child(&e.name), frame.depth + 1);
                 enter(shared, io, q, child, rel, depth, &top_rel, &mut ignores, &mut stack).await?;
             }
             Kind::File => {
-                if !q.include.is_empty() && !q.include.is_match(&rel) {
-                    continue;
-                }
                 let child = frame.dir.child(&e.name);
                 let target = Target { requested: child.shown, real: child.real, root: child.root, missing: Some(0) };
                 let doc = e.unsaved.then(|| walk::dirty_document(shared, &target.requested, &target.real)).flatten();
@@ -201,7 +195,7 @@ async fn search_dir(shared: &Shared, io: &Channel, q: &Query, top: Dir, found: &
     Ok(())
 }
 
-/// A directory being searched: what is left of its entries.
+/// A directory being searched: what is left of its entries (those the search looks at).
 struct Frame {
     dir: Dir,
     rel: String,
@@ -209,9 +203,35 @@ struct Frame {
     pending: std::vec::IntoIter<walk::Entry>,
     /// The .gitignore files that governed its parent (its own come after).
     governing: usize,
+    /// Files of `pending` the last read-ahead plan named (0: make the next one).
+    planned: usize,
 }
 
-/// Lists `dir`, reads its `.gitignore` (if searched with them) and pushes its frame.
+/// Files one read-ahead plan names at most.
+const MOST_PLANNED: usize = 256;
+
+/// Tells the driver which files the search opens next: the run of files at the head of
+/// `frame.pending`, up to its next directory (whose files come first). The number of entries
+/// the plan covers (0 when a directory comes next: the plan is made when the search is back).
+fn plan(io: &Channel, frame: &Frame) -> usize {
+    let run = frame.pending.as_slice().iter().take(MOST_PLANNED).take_while(|e| e.kind != Kind::Dir);
+    let (mut covered, mut paths) = (0, Vec::new());
+    for e in run {
+        covered += 1;
+        // An unsaved buffer is searched instead of its file; links and the like are skipped.
+        if e.kind == Kind::File && !e.unsaved {
+            paths.push(frame.dir.real.join([e.name.as_str()]).as_str().to_owned());
+        }
+    }
+    if !paths.is_empty() {
+        io.plan(ReadAhead { root: frame.dir.root.as_str().to_owned(), paths, head: file::FIRST_CHUNK });
+    }
+    covered
+}
+
+/// Lists `dir`, reads its `.gitignore` (if searched with them) and pushes its frame with the
+/// entries the search looks at: not `.git`, nor what `exclude` or a `.gitignore` leaves out,
+/// and only the files `include` names.
 #[allow(clippy::too_many_arguments)]
 async fn enter(
     shared: &Shared,
@@ -237,7 +257,27 @@ async fn enter(
             ignores.push(Ignore { base: join(top_rel, &rel), matcher });
         }
     }
-    stack.push(Frame { dir, rel, depth, pending: entries.into_iter(), governing });
+    // Judged here, once per entry, with the .gitignore files that govern this directory (its
+    // own included): the same ones as when the search reaches the entry.
+    let searched: Vec<walk::Entry> = entries
+        .into_iter()
+        .filter(|e| {
+            let is_dir = e.kind == Kind::Dir;
+            // VCS internals are never searched (ripgrep skips them as hidden).
+            if is_dir && e.name == ".git" {
+                return false;
+            }
+            let entry_rel = join(&rel, &e.name);
+            if !q.exclude.is_empty() && q.exclude.is_match(&entry_rel) {
+                return false;
+            }
+            if q.gitignore && ignored(ignores, &join(top_rel, &entry_rel), is_dir) {
+                return false;
+            }
+            e.kind != Kind::File || q.include.is_empty() || q.include.is_match(&entry_rel)
+        })
+        .collect();
+    stack.push(Frame { dir, rel, depth, pending: searched.into_iter(), governing, planned: 0 });
     Ok(())
 }
 
@@ -346,8 +386,8 @@ async fn search_file(
     if checked {
         scan_file(&mut reader, &mut scan, found).await;
     }
-    // One file open at a time, however many the search reads: a big tree never runs the
-    // process out of file handles.
+    // One file open at a time, however many the search reads (the native disk's read-ahead
+    // adds a bounded few): a big tree never runs the process out of file handles.
     reader.close().await;
     Ok(())
 }
@@ -355,15 +395,21 @@ async fn search_file(
 /// Streams an open file through `scan`; a binary or UTF-16 file, or one whose read fails, is
 /// skipped (what was found before the failure stays found).
 async fn scan_file(reader: &mut ChunkReader<'_>, scan: &mut Scan<'_>, found: &mut Found) {
-    // The head first: the binary test needs its first 8 KiB (short reads are joined).
-    let mut head = Vec::new();
-    while head.len() < SNIFF_BYTES && !reader.eof {
-        match reader.next().await {
-            Ok(chunk) => head.extend_from_slice(&chunk),
-            Err(_) => return,
+    // The head first: the binary test needs its first 8 KiB (short reads are joined; a first
+    // chunk that holds them, as it mostly does, is tested where it is).
+    let Ok(first) = reader.next().await else { return };
+    let mut joined = Vec::new();
+    if first.len() < SNIFF_BYTES && !reader.eof {
+        joined.extend_from_slice(&first);
+        while joined.len() < SNIFF_BYTES && !reader.eof {
+            match reader.next().await {
+                Ok(chunk) => joined.extend_from_slice(&chunk),
+                Err(_) => return,
+            }
         }
     }
-    let Some(body) = text_body(&head) else { return };
+    let head = if joined.is_empty() { &first[..] } else { &joined[..] };
+    let Some(body) = text_body(head) else { return };
     scan.feed(body, found);
     while !reader.eof && !found.stopped() {
         match reader.next().await {

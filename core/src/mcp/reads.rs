@@ -143,12 +143,14 @@ fn start_multiple(call: &Call) -> Result<Operation, AcpFsError> {
     let session_id = call.session_id.to_owned();
     start::operation(call, "read", move |shared, io| async move {
         let max = shared.policy.options.max_tool_output_bytes;
-        let (mut parts, mut used, mut bytes) = (Vec::with_capacity(paths.len()), 0u64, 0u64);
+        // One answer string, each part written into it as it comes: no list of parts to join.
+        let (mut text, mut used, mut bytes) = (String::new(), 0u64, 0u64);
+        let mut parts = Parts(&mut text);
         for (shown, path) in paths {
             // A file is read whole or not at all; once the answer holds maxToolOutputBytes the
             // rest are named, unread, so the model can ask for them again.
             if used >= max {
-                parts.push(format!(
+                parts.push(&format!(
                     "{shown}: Error - not read: this answer reached maxToolOutputBytes ({max} bytes); read it in another call"
                 ));
                 continue;
@@ -163,16 +165,37 @@ fn start_multiple(call: &Call) -> Result<Operation, AcpFsError> {
             let part = match read {
                 Ok(Response::Read(r)) => {
                     bytes += r.content.len() as u64;
-                    format!("{shown}:\n{}\n", r.content)
+                    parts.push_all(&[&shown, ":\n", &r.content, "\n"])
                 }
-                Ok(_) => format!("{shown}: Error - the read answered no text"),
-                Err(e) => format!("{shown}: Error - {}", agent::error_text(&shown, &e.to_json_rpc())),
+                Ok(_) => parts.push(&format!("{shown}: Error - the read answered no text")),
+                Err(e) => parts.push(&format!("{shown}: Error - {}", agent::error_text(&shown, &e.to_json_rpc()))),
             };
-            used += part.len() as u64;
-            parts.push(part);
+            used += part as u64;
         }
-        Ok(output::done(output::plain(parts.join("\n---\n")), bytes))
+        Ok(output::done(output::plain(text), bytes))
     })
+}
+
+/// The parts of a `read_multiple_files` answer, separated by `---` lines.
+struct Parts<'a>(&'a mut String);
+
+impl Parts<'_> {
+    /// Writes one part; its length (the separator before it not counted).
+    fn push(&mut self, part: &str) -> usize {
+        self.push_all(&[part])
+    }
+
+    /// Writes one part made of `pieces`; its length (the separator before it not counted).
+    fn push_all(&mut self, pieces: &[&str]) -> usize {
+        if !self.0.is_empty() {
+            self.0.push_str("\n---\n");
+        }
+        let start = self.0.len();
+        for piece in pieces {
+            self.0.push_str(piece);
+        }
+        self.0.len() - start
+    }
 }
 
 #[cfg(test)]
