@@ -6,7 +6,6 @@
 use acp_fs::host::agent_side;
 use acp_fs::host::{self, HeldOperations, HostAnswer, HostDispatch, HostEngine, HostOperation, HostOutcome, HostStep};
 use acp_fs::AcpFsError;
-use js_sys::{ArrayBuffer, Uint8Array};
 use serde::Serialize;
 use serde_json::Value;
 use serde_wasm_bindgen::from_value;
@@ -169,19 +168,14 @@ impl Engine {
     }
 
     /// Operation `op`'s first step, then the answer to the io it returned as JSON text (small;
-    /// one string instead of a value read member by member), `bytes` beside `{bytes: true}`. A
+    /// one string instead of a value read member by member), beside `{bytes: true}` the length
+    /// of its bytes in the inbox ([`inbox`]; negative: the host gave no bytes). A
     /// malformed answer, a step after the end or a panic: `internal`. The step goes to the
     /// outbox ([`outbox`]); `wide`: long text that is not all ASCII as UTF-16 (the guard has a
     /// UTF-16 decoder: Node).
-    pub fn step(
-        &self,
-        op: u32,
-        wide: bool,
-        answer: Option<String>,
-        #[wasm_bindgen(unchecked_optional_param_type = "Uint8Array")] bytes: Option<JsValue>,
-    ) {
+    pub fn step(&self, op: u32, wide: bool, answer: Option<String>, bytes: Option<f64>) {
         let answer = answer.map(|a| serde_json::from_str::<HostAnswer>(&a).map_err(|e| e.to_string()));
-        let step = match bytes.as_ref().map(copy_in) {
+        let step = match inbox_bytes(bytes) {
             None => self.1.step(op, answer, None),
             Some(Ok(Ok(bytes))) => self.1.step(op, answer, Some(bytes)),
             Some(Ok(Err(len))) => self.1.step(op, Some(Ok(HostAnswer::bytes_do_not_fit(len))), None),
@@ -216,44 +210,41 @@ impl Engine {
     }
 }
 
-#[wasm_bindgen]
-extern "C" {
-    /// Any view of an `ArrayBuffer` (a `Uint8Array` of another realm, a `Buffer`, a `DataView`).
-    type View;
-    #[wasm_bindgen(method, getter)]
-    fn buffer(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter = byteOffset)]
-    fn byte_offset(this: &View) -> f64;
-    #[wasm_bindgen(method, getter = byteLength)]
-    fn byte_length(this: &View) -> f64;
+thread_local! {
+    /// The bytes of the answer the next `step` takes, put here by the guard ([`inbox`]).
+    static INBOX: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
-/// The bytes of a `Uint8Array` (any view, an `ArrayBuffer`) copied into wasm memory, or
-/// `Ok(Err(len))` when they do not fit; `Err` when `value` holds no bytes.
-fn copy_in(value: &JsValue) -> Result<Result<Vec<u8>, u64>, String> {
-    let (v, len) = (value.unchecked_ref::<View>(), value.unchecked_ref::<View>().byte_length());
-    let view = if value.is_instance_of::<Uint8Array>() {
-        value.clone().unchecked_into()
-    } else if ArrayBuffer::is_view(value) {
-        if v.byte_offset() + len > f64::from(u32::MAX) {
-            return Ok(Err(len as u64));
-        }
-        Uint8Array::new_with_byte_offset_and_length(&v.buffer(), v.byte_offset() as u32, len as u32)
-    } else if value.is_instance_of::<ArrayBuffer>() {
-        Uint8Array::new(value)
-    } else {
-        let what = serde::de::Unexpected::Other(&format!("{value:?}"));
-        return Err(reason(serde::de::Error::invalid_type(what, &"a Uint8Array")));
-    };
-    let mut bytes = Vec::new();
-    // `Vec::with_capacity` would abort the instance on a file larger than its address space.
-    let Ok(Ok(n)) = usize::try_from(len as u64).map(|n| bytes.try_reserve_exact(n).map(|()| n)) else {
-        return Ok(Err(len as u64));
-    };
-    bytes.resize(n, 0);
-    view.copy_to(&mut bytes);
-    Ok(Ok(bytes))
+/// Room for the `len` bytes of the next answer in wasm memory, which the guard fills itself (one
+/// call, where reading a `Uint8Array` from here took several imports); its address, or 0 when
+/// they do not fit (the engine then reports so).
+#[wasm_bindgen(js_name = __inbox)]
+pub fn inbox(len: f64) -> u32 {
+    INBOX.with(|inbox| {
+        let mut inbox = inbox.borrow_mut();
+        *inbox = Vec::new();
+        // `Vec::with_capacity` would abort the instance on a file larger than its address space.
+        let Ok(Ok(n)) = usize::try_from(len as u64).map(|n| inbox.try_reserve_exact(n).map(|()| n)) else {
+            return 0;
+        };
+        inbox.resize(n, 0);
+        inbox.as_ptr() as u32
+    })
 }
+
+/// The answer's bytes: none (`None`), what the guard put in the inbox (`Some(len)`), bytes that
+/// did not fit (`Ok(Err(len))`), or no bytes at all (a negative `len`: `Err`).
+fn inbox_bytes(len: Option<f64>) -> Option<Result<Result<Vec<u8>, u64>, String>> {
+    let len = len?;
+    if len.is_nan() || len < 0.0 {
+        return Some(Err(NOT_BYTES.to_owned()));
+    }
+    let bytes = INBOX.with(|inbox| std::mem::take(&mut *inbox.borrow_mut()));
+    Some(Ok(if bytes.len() as f64 == len { Ok(bytes) } else { Err(len as u64) }))
+}
+
+/// What the engine is told of bytes that are no `Uint8Array` (it words the error itself).
+const NOT_BYTES: &str = "the bytes are not a Uint8Array";
 
 /// The address of the outbox's slots ([`outbox::slots`]), for the guard.
 #[wasm_bindgen(js_name = __outbox)]

@@ -186,6 +186,28 @@ export function guardBinding(raw) {
   let wideText;
   /** The value the module's last `begin`/`step` left in its outbox (`outboxReader`). */
   let taken;
+  /** The instance's memory (for the inbox). */
+  let memory;
+
+  /**
+   * An answer's bytes copied into the module's inbox (`__inbox`): their length, which the raw
+   * `step` takes (it sees that they did not fit, if so); -1 for a value that holds no bytes.
+   */
+  function putBytes(bytes) {
+    const view =
+      bytes instanceof Uint8Array
+        ? bytes
+        : ArrayBuffer.isView(bytes)
+          ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+          : bytes instanceof ArrayBuffer
+            ? new Uint8Array(bytes)
+            : undefined;
+    if (view === undefined) return -1;
+    const at = raw.__inbox(view.byteLength);
+    // Read `memory.buffer` after the call: making room may have grown the memory.
+    if (at !== 0 && view.byteLength > 0) new Uint8Array(memory.buffer, at, view.byteLength).set(view);
+    return view.byteLength;
+  }
 
   const notReady = (what) =>
     new Error(
@@ -287,7 +309,8 @@ export function guardBinding(raw) {
       if (early) return { done: early };
       return guard(
         () => {
-          this.#raw.step(this.#id, wideText !== undefined, answerText(answer), bytes);
+          const length = bytes === undefined ? undefined : putBytes(bytes);
+          this.#raw.step(this.#id, wideText !== undefined, answerText(answer), length);
           return taken();
         },
         (message) => ({ done: this.#end(message) }),
@@ -528,7 +551,8 @@ export function guardBinding(raw) {
     ready(exports, { wideText: decoder } = {}) {
       if (typeof decoder === 'function') wideText = decoder;
       if (info === undefined) {
-        taken = outboxReader(exports.memory, raw.__outbox(), (units) => wideText(units));
+        memory = exports.memory;
+        taken = outboxReader(memory, raw.__outbox(), (units) => wideText(units));
         raw.hostInfo();
         info = taken();
       }
