@@ -225,6 +225,23 @@ describe('binding: traps', () => {
     op.free();
   });
 
+  test('a value read from the outbox has members of any name, "__proto__" too, as JSON.parse makes them', () => {
+    const fake = fakeModule({});
+    const value = { ['__proto__']: { polluted: true }, constructor: 'c', n: 1 };
+    class RawEngine extends fake.raw.Engine {
+      capabilities() {
+        putInOutbox(fake.memory, value);
+      }
+    }
+    fake.raw.Engine = RawEngine;
+    fake.raw.createEngine = () => new RawEngine();
+    const got = guarded(fake).createEngine({}, FULL_CAPS).capabilities();
+    assert.equal(Object.getPrototypeOf(got), Object.prototype, 'the prototype is untouched');
+    assert.equal(got.polluted, undefined);
+    assert.deepEqual(Object.keys(got), ['__proto__', 'constructor', 'n']);
+    assert.deepEqual(got, JSON.parse(JSON.stringify(value)));
+  });
+
   test('a trap in createEngine is the internal error value it answers with', () => {
     const b = guarded(fakeModule({ panic: 'bad state' }));
     assert.deepEqual(assertWire(b.createEngine({ trapHere: true }, FULL_CAPS)), internal('the wasm engine panicked: bad state'));
