@@ -112,18 +112,21 @@ impl<'a> Encoder<'a> {
         self.stream.extend_from_slice(&(n as u32).to_le_bytes());
     }
 
+    #[inline(never)]
     fn number(&mut self, n: f64) -> Done {
         self.tag(NUMBER);
         self.stream.extend_from_slice(&n.to_le_bytes());
         Ok(())
     }
 
+    #[inline(never)]
     fn name(&mut self, name: &'static str) {
         self.tag(NAME);
         self.u32(name.as_ptr() as usize);
         self.u32(name.len());
     }
 
+    #[inline(never)]
     fn text(&mut self, text: &str) -> Done {
         if text.is_ascii() {
             self.tag(ASCII);
@@ -150,6 +153,7 @@ impl<'a> Encoder<'a> {
     }
 
     /// Opens an array or object whose count is written when it closes.
+    #[inline(never)]
     fn open<'e>(&'e mut self, tag: u8) -> Compound<'e, 'a> {
         self.tag(tag);
         let at = self.stream.len();
@@ -158,6 +162,7 @@ impl<'a> Encoder<'a> {
     }
 
     /// `{variant: …}` (how serde's externally tagged enums look in JSON) around what follows.
+    #[inline(never)]
     fn variant(&mut self, variant: &'static str) {
         self.tag(OBJECT);
         self.u32(1);
@@ -184,6 +189,7 @@ impl Compound<'_, '_> {
         value.serialize(&mut *self.encoder)
     }
 
+    #[inline(never)]
     fn close(self) -> Done {
         self.encoder.stream[self.at..self.at + 4].copy_from_slice(&(self.count as u32).to_le_bytes());
         Ok(())
