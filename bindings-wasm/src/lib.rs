@@ -171,8 +171,8 @@ impl Engine {
     /// one string instead of a value read member by member), beside `{bytes: true}` the length
     /// of its bytes in the inbox ([`inbox`]; negative: the host gave no bytes). A
     /// malformed answer, a step after the end or a panic: `internal`. The step goes to the
-    /// outbox ([`outbox`]); `wide`: long text that is not all ASCII as UTF-16 (the guard has a
-    /// UTF-16 decoder: Node).
+    /// outbox ([`outbox`]); `wide`: text that is not all ASCII (up to 1 MiB) as UTF-16 (the
+    /// guard has a UTF-16 decoder: Node).
     pub fn step(&self, op: u32, wide: bool, answer: Option<String>, bytes: Option<f64>) {
         let answer = answer.map(|a| serde_json::from_str::<HostAnswer>(&a).map_err(|e| e.to_string()));
         let step = match inbox_bytes(bytes) {
@@ -252,7 +252,7 @@ pub fn outbox_slots() -> u32 {
     outbox::slots()
 }
 
-/// Puts `step` in the outbox; `wide`: long non-ASCII text as UTF-16.
+/// Puts `step` in the outbox; `wide`: non-ASCII text (up to 1 MiB) as UTF-16.
 fn emit(step: &HostStep, wide: bool) {
     if let Err(why) = outbox::put(step, wide) {
         let error = Some(AcpFsError::internal(format!("the step has no form the guard reads: {why}")));

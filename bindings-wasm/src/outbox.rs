@@ -60,9 +60,9 @@ pub fn slots() -> u32 {
     OUTBOX.with(|out| unsafe { std::ptr::addr_of!((*out.as_ptr()).slots) as u32 })
 }
 
-/// Puts `value` in the outbox (`wide`: long non-ASCII text as UTF-16); the reason it has no
-/// form here (only a custom `Serialize` could fail). The guard reads it as soon as the call
-/// returns, before anything else enters the module (and could move or grow its memory).
+/// Puts `value` in the outbox (`wide`: non-ASCII text, up to 1 MiB, as UTF-16); the reason
+/// it has no form here (only a custom `Serialize` could fail). The guard reads it as soon as the
+/// call returns, before anything else enters the module (and could move or grow its memory).
 pub fn put<T: Serialize + ?Sized>(value: &T, wide: bool) -> Result<(), String> {
     OUTBOX.with(|out| {
         let mut out = out.borrow_mut();

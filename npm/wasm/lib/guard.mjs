@@ -545,8 +545,8 @@ export function guardBinding(raw) {
      * The module is instantiated (`exports`: its exports, as wasm-bindgen's init returns them):
      * take the core's constants and where its outbox is while the instance is sound.
      * `wideText(units)`: a `Uint16Array` of UTF-16 code units as a string, where the host has a
-     * decoder for them much faster than its UTF-8 one (Node's `Buffer`; see the binding's
-     * `wide_content`).
+     * decoder for them much faster than its UTF-8 one (Node's `Buffer`; see the `WIDE` text of
+     * bindings-wasm/src/outbox.rs).
      */
     ready(exports, { wideText: decoder } = {}) {
       if (typeof decoder === 'function') wideText = decoder;
