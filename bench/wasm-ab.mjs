@@ -3,61 +3,169 @@
 // process: on a machine whose speed drifts between runs, only an A/B in one process compares two
 // builds fairly. `other` is the npm/wasm directory of another checkout, built.
 //
-//   node bench/wasm-ab.mjs ../other-checkout/npm/wasm [--cpu]
+//   node bench/wasm-ab.mjs ../other-checkout/npm/wasm [--cpu] [--chromium]
 //
 // --cpu times each batch by the process's CPU time (process.cpuUsage, GC threads included)
 // instead of the clock: on a machine shared with other work, the clock also counts the time this
 // process waited for a core (on a 2-core VM at a load of 7-12 that moved the per-round ratio by
 // about 0.1 between runs); CPU time compares the work itself.
 //
+// --chromium runs the same A/B in a Chromium page (playwright-core, Debian's Chromium), timed by
+// the CPU time of the page's renderer process (every thread's, from /proc/<pid>/task/*/schedstat;
+// Linux only), which a page cannot read itself. The other build is copied under out/browser/ so
+// the test server serves it.
+//
 // A benchmark, not a test: numbers depend on the machine; nothing here asserts a time.
 
-import { resolve } from 'node:path';
+import { cpSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { makeText } from './wasm-core.mjs';
 
 const other = process.argv.slice(2).find((a) => !a.startsWith('--'));
 const cpu = process.argv.includes('--cpu');
+const inChromium = process.argv.includes('--chromium');
 if (!other) {
-  console.error('usage: node bench/wasm-ab.mjs <npm/wasm directory of another build> [--cpu]');
+  console.error('usage: node bench/wasm-ab.mjs <npm/wasm directory of another build> [--cpu] [--chromium]');
   process.exit(2);
 }
-const load = async (dir) => (await import(pathToFileURL(resolve(dir, 'node.mjs')).href)).AcpFs;
-const builds = { other: await load(other), this: await load(new URL('../npm/wasm', import.meta.url).pathname) };
 
-const enc = new TextEncoder();
-const dec = new TextDecoder();
-const text = makeText(4096);
-const bytes = enc.encode(text);
-const storage = {
-  readFile: () => bytes,
-  stat: () => ({ isFile: () => true, isDirectory: () => false, isSymbolicLink: () => false, size: bytes.length }),
-  readRange: (_, offset, length) => bytes.subarray(offset, offset + length),
-};
-const params = { sessionId: 's', path: '/p/a.txt' };
-const impls = {
-  baseline: async () => ({ content: dec.decode(await storage.readFile('/p/a.txt')).split('\n').join('\n') }),
-};
-for (const [name, AcpFs] of Object.entries(builds)) {
-  const fs = new AcpFs({ storage, roots: ['/p'] });
-  impls[name] = () => fs.readTextFile(params);
+const ROUNDS = 21;
+const BATCH = 2000;
+
+/**
+ * The implementations to compare, over the same 4 KB text: `baseline` (decode, split, join),
+ * `other` and `this`. Shared by Node and the Chromium page (it is stringified into the page).
+ */
+async function makeImpls(builds, text) {
+  const bytes = new TextEncoder().encode(text);
+  const dec = new TextDecoder();
+  const storage = {
+    readFile: () => bytes,
+    stat: () => ({ isFile: () => true, isDirectory: () => false, isSymbolicLink: () => false, size: bytes.length }),
+    readRange: (_, offset, length) => bytes.subarray(offset, offset + length),
+  };
+  const params = { sessionId: 's', path: '/p/a.txt' };
+  const impls = {
+    baseline: async () => ({ content: dec.decode(await storage.readFile('/p/a.txt')).split('\n').join('\n') }),
+  };
+  for (const [name, AcpFs] of Object.entries(builds)) {
+    const fs = new AcpFs({ storage, roots: ['/p'] });
+    impls[name] = () => fs.readTextFile(params);
+  }
+  for (const [name, f] of Object.entries(impls)) {
+    if ((await f()).content !== text) throw new Error(`${name}: wrong content`);
+    const t0 = performance.now();
+    while (performance.now() - t0 < 500) await f();
+  }
+  return impls;
 }
-for (const [name, f] of Object.entries(impls)) {
-  if ((await f()).content !== text) throw new Error(`${name}: wrong content`);
-  const t0 = performance.now();
-  while (performance.now() - t0 < 500) await f();
+
+/** Runs `batch(name)` for each implementation, ROUNDS times, each round in the other order than the last. */
+async function rounds(names, batch) {
+  const times = Object.fromEntries(names.map((k) => [k, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    // What runs right after a GC pays for it: alternate who goes first.
+    const order = round % 2 ? [...names].reverse() : names;
+    for (const name of order) times[name].push(await batch(name));
+  }
+  return times;
 }
-const times = Object.fromEntries(Object.keys(impls).map((k) => [k, []]));
-for (let round = 0; round < 21; round++) {
-  // Each round in the other order than the last: what runs right after a GC pays for it.
-  const order = Object.entries(impls);
-  for (const [name, f] of round % 2 ? order.reverse() : order) {
+
+let times;
+if (!inChromium) {
+  const load = async (dir) => (await import(pathToFileURL(resolve(dir, 'node.mjs')).href)).AcpFs;
+  const builds = { other: await load(other), this: await load(new URL('../npm/wasm', import.meta.url).pathname) };
+  const impls = await makeImpls(builds, makeText(4096));
+  times = await rounds(Object.keys(impls), async (name) => {
+    const f = impls[name];
     const t0 = cpu ? process.cpuUsage() : performance.now();
-    for (let i = 0; i < 2000; i++) await f();
+    for (let i = 0; i < BATCH; i++) await f();
     const spent = cpu ? ((d) => d.user + d.system)(process.cpuUsage(t0)) : (performance.now() - t0) * 1000;
-    times[name].push(spent / 2000);
+    return spent / BATCH;
+  });
+} else {
+  times = await chromiumTimes();
+}
+
+async function chromiumTimes() {
+  const { launch } = await import('../tests/browser/chromium.mjs');
+  const { ROOT, serve } = await import('../tests/browser/server.mjs');
+  const copy = join(ROOT, 'out', 'browser', 'ab-other');
+  rmSync(copy, { recursive: true, force: true });
+  cpSync(resolve(other), copy, { recursive: true });
+  const server = await serve();
+  const browser = await launch();
+  try {
+    const page = browser.context.pages()[0] ?? (await browser.context.newPage());
+    // Any page of the server's origin will do (this one is its 404): the builds are imported into it.
+    await page.goto(`${server.url}/bench/`);
+    await page.evaluate(
+      async ({ makeImplsText, origin }) => {
+        const { makeText } = await import(`${origin}/bench/wasm-core.mjs`);
+        const load = async (dir) => {
+          const m = await import(`${origin}/${dir}/index.mjs`);
+          await m.init();
+          return m.AcpFs;
+        };
+        const builds = { other: await load('out/browser/ab-other'), this: await load('npm/wasm') };
+        // eslint-disable-next-line no-new-func
+        const make = new Function(`return ${makeImplsText}`)();
+        const impls = await make(builds, makeText(4096));
+        window.__ab = async (name, n) => {
+          for (let i = 0; i < n; i++) await impls[name]();
+        };
+      },
+      { makeImplsText: makeImpls.toString(), origin: server.url },
+    );
+    const renderers = rendererPids();
+    if (renderers.length === 0) throw new Error('no Chromium renderer process found under this one');
+    return await rounds(['baseline', 'other', 'this'], async (name) => {
+      const t0 = cpuNs(renderers);
+      await page.evaluate(([name, n]) => window.__ab(name, n), [name, BATCH]);
+      return (cpuNs(renderers) - t0) / 1000 / BATCH;
+    });
+  } finally {
+    await browser.close();
+    await server.close();
   }
 }
+
+/** The renderer processes among this process's descendants. */
+function rendererPids() {
+  const parent = new Map();
+  const cmd = new Map();
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      parent.set(pid, stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      cmd.set(pid, readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const mine = (pid) => {
+    for (let p = pid; p && p !== '1' && p !== '0'; p = parent.get(p)) if (p === String(process.pid)) return true;
+    return false;
+  };
+  return [...cmd].filter(([pid, c]) => c.includes('--type=renderer') && mine(pid)).map(([pid]) => pid);
+}
+
+/** CPU time (ns) every thread of `pids` has run. */
+function cpuNs(pids) {
+  let sum = 0;
+  for (const pid of pids) {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        sum += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      } catch {
+        // a thread that ended meanwhile
+      }
+    }
+  }
+  return sum;
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const base = median(times.baseline);
 // The ratio of each round (its batches ran next to each other), then their median: a drift of

@@ -1,30 +1,25 @@
 //! wasm-bindgen binding of the acp-fs engine: `docs/binding-interface.md` over [`acp_fs::host`], values converted
-//! with serde (serde-wasm-bindgen; answers and small params as JSON text) and nothing else: rules, wording, limits and
-//! a request's lifecycle are the core's. A panic aborts (a trap); the hook below keeps its message for the guard.
+//! with serde (serde-wasm-bindgen in, answers and small params as JSON text; every value out through the outbox,
+//! [`outbox`]) and nothing else: rules, wording, limits and a request's lifecycle are the core's. A panic aborts (a trap); the hook below keeps its message for the guard.
 
 #[cfg(feature = "full")]
 use acp_fs::host::agent_side;
-use acp_fs::host::{self, HeldOperations, HostAnswer, HostDispatch, HostEngine, HostOperation, HostStep};
-use acp_fs::{AcpFsError, Response};
-use js_sys::{ArrayBuffer, Uint8Array};
+use acp_fs::host::{self, HeldOperations, HostAnswer, HostDispatch, HostEngine, HostOperation, HostOutcome, HostStep};
+use acp_fs::AcpFsError;
 use serde::Serialize;
 use serde_json::Value;
-use serde_wasm_bindgen::{from_value, Serializer};
+use serde_wasm_bindgen::from_value;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(typescript_custom_section)]
-const TYPES: &str = r#"import type { AcpFsError as ErrorValue, AuditEvent, FileSystemCapability, HostAnswer, HostDispatch, HostInfo,
-  HostOutcome, HostRequest, HostStep, JsonValue, StorageCaps } from '../types/host.js';"#;
+/// What a call that answers with a value returns: the value is in the outbox ([`outbox`]), where
+/// the guard reads it; `Ok(false)` from a call that can also fail: the outbox holds the error
+/// value the guard throws.
+type Out = Result<(), JsValue>;
 
-/// Values out as the generated types say: plain objects for maps, `null` for `None`, numbers for
-/// integers, a `Uint8Array` (a copy, not a view of wasm memory) for bytes.
-const OUT: Serializer = Serializer::new().serialize_missing_as_null(true).serialize_maps_as_objects(true);
-
-type Js = Result<JsValue, JsValue>;
-
-fn js<T: Serialize + ?Sized>(value: &T) -> Js {
-    value.serialize(&OUT).map_err(Into::into)
+/// Puts a value in the outbox; one with no form there (none has) is a `TypeError`.
+fn put<T: Serialize + ?Sized>(value: &T) -> Out {
+    outbox::put(value, false).map_err(|why| js_sys::TypeError::new(&why).into())
 }
 
 /// A conversion error's message.
@@ -49,27 +44,27 @@ fn lenient(value: JsValue) -> Value {
 }
 
 /// `null`, or the error (a bad argument's included).
-fn error_or_null(result: Result<Option<AcpFsError>, AcpFsError>) -> Js {
-    js(&result.unwrap_or_else(Some))
+fn error_or_null(result: Result<Option<AcpFsError>, AcpFsError>) -> Out {
+    put(&result.unwrap_or_else(Some))
 }
 
 /// The driver's constants: method names, walk limits, full storage caps, the `internal` template.
-#[wasm_bindgen(js_name = hostInfo, unchecked_return_type = "HostInfo")]
-pub fn host_info() -> Js {
-    js(&host::info())
+#[wasm_bindgen(js_name = hostInfo)]
+pub fn host_info() -> Out {
+    put(&host::info())
 }
 
-#[wasm_bindgen(js_name = invalidParams, unchecked_return_type = "ErrorValue")]
-pub fn invalid_params(field: &str, reason: &str) -> Js {
-    js(&host::invalid_params(field, reason))
+#[wasm_bindgen(js_name = invalidParams)]
+pub fn invalid_params(field: &str, reason: &str) -> Out {
+    put(&host::invalid_params(field, reason))
 }
 
-/// An engine, or the error naming the bad option or capability (returned, never thrown).
-#[wasm_bindgen(js_name = createEngine, unchecked_return_type = "Engine | ErrorValue")]
-pub fn create_engine(options: JsValue, caps: JsValue) -> Js {
+/// An engine, or none and the error naming the bad option or capability in the outbox.
+#[wasm_bindgen(js_name = createEngine)]
+pub fn create_engine(options: JsValue, caps: JsValue) -> Result<Option<Engine>, JsValue> {
     match arg("options", options).and_then(|options| HostEngine::new(options, arg("caps", caps)?)) {
-        Ok(engine) => Ok(Engine(engine, HeldOperations::default()).into()),
-        Err(error) => js(&error),
+        Ok(engine) => Ok(Some(Engine(engine, HeldOperations::default()))),
+        Err(error) => put(&error).map(|()| None),
     }
 }
 
@@ -80,8 +75,8 @@ pub struct Engine(HostEngine, HeldOperations);
 
 #[wasm_bindgen]
 impl Engine {
-    #[wasm_bindgen(js_name = openSession, unchecked_return_type = "ErrorValue | null")]
-    pub fn open_session(&self, session_id: JsValue, cwd: JsValue, dirs: JsValue, session: JsValue) -> Js {
+    #[wasm_bindgen(js_name = openSession)]
+    pub fn open_session(&self, session_id: JsValue, cwd: JsValue, dirs: JsValue, session: JsValue) -> Out {
         let (id, cwd, dirs) = (arg("sessionId", session_id), arg("cwd", cwd), arg("additionalDirectories", dirs));
         let session = arg("session", session);
         error_or_null((|| Ok(self.0.open_session(&id?, &cwd?, &dirs?, &session?)))())
@@ -92,13 +87,13 @@ impl Engine {
         self.0.close_session(&lenient(id));
     }
 
-    #[wasm_bindgen(js_name = openDocument, unchecked_return_type = "ErrorValue | null")]
-    pub fn open_document(&self, path: JsValue, text: JsValue) -> Js {
+    #[wasm_bindgen(js_name = openDocument)]
+    pub fn open_document(&self, path: JsValue, text: JsValue) -> Out {
         error_or_null((|| Ok(self.0.open_document(&arg("path", path)?, &arg("text", text)?)))())
     }
 
-    #[wasm_bindgen(js_name = documentReloaded, unchecked_return_type = "ErrorValue | null")]
-    pub fn document_reloaded(&self, path: JsValue, text: JsValue) -> Js {
+    #[wasm_bindgen(js_name = documentReloaded)]
+    pub fn document_reloaded(&self, path: JsValue, text: JsValue) -> Out {
         error_or_null((|| Ok(self.0.document_reloaded(&arg("path", path)?, &arg("text", text)?)))())
     }
 
@@ -107,9 +102,9 @@ impl Engine {
         self.0.document_saved(&lenient(path))
     }
 
-    #[wasm_bindgen(js_name = documentVersion, unchecked_return_type = "number | null")]
-    pub fn document_version(&self, path: JsValue) -> Js {
-        js(&self.0.document_version(&lenient(path)))
+    #[wasm_bindgen(js_name = documentVersion)]
+    pub fn document_version(&self, path: JsValue) -> Out {
+        put(&self.0.document_version(&lenient(path)))
     }
 
     #[wasm_bindgen(js_name = closeDocument)]
@@ -117,14 +112,12 @@ impl Engine {
         self.0.close_document(&lenient(path));
     }
 
-    #[wasm_bindgen(unchecked_return_type = "string | null")]
-    pub fn document(&self, path: JsValue) -> Js {
-        js(&self.0.document(&lenient(path)))
+    pub fn document(&self, path: JsValue) -> Out {
+        put(&self.0.document(&lenient(path)))
     }
 
-    #[wasm_bindgen(unchecked_return_type = "FileSystemCapability")]
-    pub fn capabilities(&self) -> Js {
-        js(&self.0.capabilities())
+    pub fn capabilities(&self) -> Out {
+        put(&self.0.capabilities())
     }
 
     /// The operation's number; none when `method` is not an fs method.
@@ -138,91 +131,77 @@ impl Engine {
         Some(self.1.hold(self.0.start_json(method, params)?))
     }
 
-    /// A raw JSON-RPC message; a call comes with its operation's number.
-    #[wasm_bindgen(unchecked_return_type = "HostDispatch & { operation?: number }")]
-    pub fn dispatch(&self, message: JsValue) -> Js {
+    /// `startJson` and the operation's first step in one call (a small read is a few
+    /// microseconds of work, and each call into the module costs a share of it): the number, the
+    /// step in the outbox ([`outbox`]); none when `method` is not an fs method.
+    pub fn begin(&self, method: &str, params: &str, wide: bool) -> Option<u32> {
+        let op = self.1.hold(self.0.start_json(method, params)?);
+        emit(&self.1.step(op, None, None), wide);
+        Some(op)
+    }
+
+    /// A raw JSON-RPC message: what it is goes to the outbox; a call's operation number is
+    /// returned.
+    pub fn dispatch(&self, message: JsValue) -> Result<Option<u32>, JsValue> {
         self.with_operation(self.0.dispatch(&text(message)?))
     }
 
-    /// The MCP tools of `sessionId`'s server (roots in the descriptions).
-    #[wasm_bindgen(js_name = mcpTools, unchecked_return_type = "JsonValue[]")]
-    pub fn mcp_tools(&self, id: JsValue) -> Js {
-        self.0.mcp_tools(&text(id)?).map_or_else(|e| Err(js(&e)?), |tools| js(&tools))
+    /// The MCP tools of `sessionId`'s server (roots in the descriptions); `false`: the error.
+    #[wasm_bindgen(js_name = mcpTools)]
+    pub fn mcp_tools(&self, id: JsValue) -> Result<bool, JsValue> {
+        match self.0.mcp_tools(&text(id)?) {
+            Ok(tools) => put(&tools).map(|()| true),
+            Err(error) => put(&error).map(|()| false),
+        }
     }
 
-    /// One MCP message for `sessionId`'s server; a `tools/call` comes with its operation's number.
-    #[wasm_bindgen(js_name = mcpDispatch, unchecked_return_type = "HostDispatch & { operation?: number }")]
-    pub fn mcp_dispatch(&self, id: JsValue, message: JsValue) -> Js {
+    /// One MCP message for `sessionId`'s server, as [`dispatch`](Self::dispatch) (a `tools/call`
+    /// is a call).
+    #[wasm_bindgen(js_name = mcpDispatch)]
+    pub fn mcp_dispatch(&self, id: JsValue, message: JsValue) -> Result<Option<u32>, JsValue> {
         self.with_operation(self.0.mcp_dispatch(&text(id)?, &text(message)?))
     }
 
-    fn with_operation(&self, (dispatch, op): (HostDispatch, Option<HostOperation>)) -> Js {
-        let out = js(&dispatch)?;
-        op.map_or(Ok(true), |op| js_sys::Reflect::set(&out, &"operation".into(), &self.1.hold(op).into()))?;
-        Ok(out)
+    fn with_operation(&self, (dispatch, op): (HostDispatch, Option<HostOperation>)) -> Result<Option<u32>, JsValue> {
+        put(&dispatch)?;
+        Ok(op.map(|op| self.1.hold(op)))
     }
 
     /// Operation `op`'s first step, then the answer to the io it returned as JSON text (small;
-    /// one string instead of a value read member by member), `bytes` beside `{bytes: true}`. A
-    /// malformed answer, a step after the end or a panic: `internal`.
-    ///
-    /// `wide`: a read's text that is not all ASCII comes as UTF-16 (`{done, wide}`, its
-    /// `content` empty; see [`wide_content`]).
-    #[wasm_bindgen(unchecked_return_type = "HostStep & { wide?: Uint16Array }")]
-    pub fn step(
-        &self,
-        op: u32,
-        answer: Option<String>,
-        #[wasm_bindgen(unchecked_optional_param_type = "Uint8Array")] bytes: Option<JsValue>,
-        #[wasm_bindgen(unchecked_optional_param_type = "boolean")] wide: Option<bool>,
-    ) -> Js {
+    /// one string instead of a value read member by member), beside `{bytes: true}` the length
+    /// of its bytes in the inbox ([`inbox`]; negative: the host gave no bytes). A
+    /// malformed answer, a step after the end or a panic: `internal`. The step goes to the
+    /// outbox ([`outbox`]); `wide`: text that is not all ASCII (up to 1 MiB) as UTF-16 (the
+    /// guard has a UTF-16 decoder: Node).
+    pub fn step(&self, op: u32, wide: bool, answer: Option<String>, bytes: Option<f64>) {
         let answer = answer.map(|a| serde_json::from_str::<HostAnswer>(&a).map_err(|e| e.to_string()));
-        let mut step = match bytes.as_ref().map(copy_in) {
+        let step = match inbox_bytes(bytes) {
             None => self.1.step(op, answer, None),
             Some(Ok(Ok(bytes))) => self.1.step(op, answer, Some(bytes)),
             Some(Ok(Err(len))) => self.1.step(op, Some(Ok(HostAnswer::bytes_do_not_fit(len))), None),
             Some(Err(why)) => self.1.step(op, Some(Err(why)), None),
         };
-        if wide != Some(true) {
-            return js(&step);
-        }
-        WIDE.with(|units| {
-            let mut units = units.borrow_mut();
-            let widened = wide_content(&mut step, &mut units);
-            let out = js(&step)?;
-            if widened {
-                // SAFETY: a view of `units`, which nothing touches until the next `step` with
-                // `wide`; the guard turns it into a string as soon as this returns, before any
-                // other call into the module could allocate (and so grow, detaching the view).
-                let view = unsafe { js_sys::Uint16Array::view(&units) };
-                js_sys::Reflect::set(&out, &"wide".into(), &view)?;
-            }
-            Ok(out)
-        })
+        emit(&step, wide);
     }
 
-    /// Operation `op`'s audit event once the request has ended, else `null`.
-    #[wasm_bindgen(unchecked_return_type = "AuditEvent | null")]
-    pub fn audit(&self, op: u32) -> Js {
-        js(&self.1.audit(op))
+    /// Operation `op`'s audit event once the request has ended, else `null` (to the outbox).
+    pub fn audit(&self, op: u32) -> Result<(), JsValue> {
+        put(&self.1.audit(op))
     }
 
-    /// `-32800`, and no io after the last answered step.
-    #[wasm_bindgen(unchecked_return_type = "HostOutcome")]
-    pub fn cancel(&self, op: u32) -> Js {
-        js(&self.1.cancel(op))
+    /// `-32800`, and no io after the last answered step (the outcome to the outbox).
+    pub fn cancel(&self, op: u32) -> Result<(), JsValue> {
+        put(&self.1.cancel(op))
     }
 
-    /// Params with no JSON form: `-32602` naming `field`.
-    #[wasm_bindgen(unchecked_return_type = "HostOutcome")]
-    pub fn refuse(&self, op: u32, field: &str, reason: &str) -> Js {
-        js(&self.1.refuse(op, field, reason))
+    /// Params with no JSON form: `-32602` naming `field` (the outcome to the outbox).
+    pub fn refuse(&self, op: u32, field: &str, reason: &str) -> Result<(), JsValue> {
+        put(&self.1.refuse(op, field, reason))
     }
 
-    /// The driver broke: `internal`.
-    #[wasm_bindgen(unchecked_return_type = "HostOutcome")]
-    pub fn abort(&self, op: u32, reason: &str) -> Js {
-        js(&self.1.abort(op, reason))
+    /// The driver broke: `internal` (the outcome to the outbox).
+    pub fn abort(&self, op: u32, reason: &str) -> Result<(), JsValue> {
+        put(&self.1.abort(op, reason))
     }
 
     /// Forgets operation `op` (its number may name another one later).
@@ -231,79 +210,56 @@ impl Engine {
     }
 }
 
-#[wasm_bindgen]
-extern "C" {
-    /// Any view of an `ArrayBuffer` (a `Uint8Array` of another realm, a `Buffer`, a `DataView`).
-    type View;
-    #[wasm_bindgen(method, getter)]
-    fn buffer(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter = byteOffset)]
-    fn byte_offset(this: &View) -> f64;
-    #[wasm_bindgen(method, getter = byteLength)]
-    fn byte_length(this: &View) -> f64;
-}
-
-/// The bytes of a `Uint8Array` (any view, an `ArrayBuffer`) copied into wasm memory, or
-/// `Ok(Err(len))` when they do not fit; `Err` when `value` holds no bytes.
-fn copy_in(value: &JsValue) -> Result<Result<Vec<u8>, u64>, String> {
-    let (v, len) = (value.unchecked_ref::<View>(), value.unchecked_ref::<View>().byte_length());
-    let view = if value.is_instance_of::<Uint8Array>() {
-        value.clone().unchecked_into()
-    } else if ArrayBuffer::is_view(value) {
-        if v.byte_offset() + len > f64::from(u32::MAX) {
-            return Ok(Err(len as u64));
-        }
-        Uint8Array::new_with_byte_offset_and_length(&v.buffer(), v.byte_offset() as u32, len as u32)
-    } else if value.is_instance_of::<ArrayBuffer>() {
-        Uint8Array::new(value)
-    } else {
-        let what = serde::de::Unexpected::Other(&format!("{value:?}"));
-        return Err(reason(serde::de::Error::invalid_type(what, &"a Uint8Array")));
-    };
-    let mut bytes = Vec::new();
-    // `Vec::with_capacity` would abort the instance on a file larger than its address space.
-    let Ok(Ok(n)) = usize::try_from(len as u64).map(|n| bytes.try_reserve_exact(n).map(|()| n)) else {
-        return Ok(Err(len as u64));
-    };
-    bytes.resize(n, 0);
-    view.copy_to(&mut bytes);
-    Ok(Ok(bytes))
-}
-
 thread_local! {
-    /// The last widened text (reused: a read allocates nothing for it once it has grown).
-    static WIDE: RefCell<Vec<u16>> = const { RefCell::new(Vec::new()) };
+    /// The bytes of the answer the next `step` takes, put here by the guard ([`inbox`]).
+    static INBOX: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
-/// The most text a read hands over as UTF-16: above it the wasm memory would keep twice the
-/// text's size for the rest of the instance's life, for a gain that the decode no longer
-/// dominates.
-const WIDE_MAX: usize = 1 << 20;
+/// Room for the `len` bytes of the next answer in wasm memory, which the guard fills itself (one
+/// call, where reading a `Uint8Array` from here took several imports); its address, or 0 when
+/// they do not fit (the engine then reports so).
+#[wasm_bindgen(js_name = __inbox)]
+pub fn inbox(len: f64) -> u32 {
+    INBOX.with(|inbox| {
+        let mut inbox = inbox.borrow_mut();
+        *inbox = Vec::new();
+        // `Vec::with_capacity` would abort the instance on a file larger than its address space.
+        let Ok(Ok(n)) = usize::try_from(len as u64).map(|n| inbox.try_reserve_exact(n).map(|()| n)) else {
+            return 0;
+        };
+        inbox.resize(n, 0);
+        inbox.as_ptr() as u32
+    })
+}
 
-/// Moves a finished read's text into `units` as UTF-16, leaving its `content` empty; false (the
-/// step untouched) for any other step, and for text that is all ASCII or larger than
-/// [`WIDE_MAX`].
-///
-/// Why: a JS string is UTF-16, and Node's UTF-8 decoder (what wasm-bindgen's string passing
-/// and `TextDecoder` use) takes about ten times as long for text with non-ASCII characters
-/// as copying UTF-16 code units does (`Buffer#toString('utf16le')`): for a 4 KB source file it
-/// was the largest cost of a whole read. ASCII text decodes as fast either way. Chromium's
-/// `TextDecoder` is fast for UTF-8 and slow for UTF-16, so the guard asks for this only where
-/// the host gave it a UTF-16 decoder (Node).
-fn wide_content(step: &mut HostStep, units: &mut Vec<u16>) -> bool {
-    let HostStep::Done { done } = step else { return false };
-    let Some(Response::Read(read)) = done.result.as_mut() else { return false };
-    let text = read.content.as_str();
-    if text.len() > WIDE_MAX || text.is_ascii() {
-        return false;
+/// The answer's bytes: none (`None`), what the guard put in the inbox (`Some(len)`), bytes that
+/// did not fit (`Ok(Err(len))`), or no bytes at all (a negative `len`: `Err`).
+fn inbox_bytes(len: Option<f64>) -> Option<Result<Result<Vec<u8>, u64>, String>> {
+    let len = len?;
+    if len.is_nan() || len < 0.0 {
+        return Some(Err(NOT_BYTES.to_owned()));
     }
-    // At most one unit per byte: the vector is sized once, then cut to what was written.
-    units.clear();
-    units.resize(text.len(), 0);
-    let written = utf16_into(text.as_bytes(), units);
-    units.truncate(written);
-    read.content = String::new();
-    true
+    let bytes = INBOX.with(|inbox| std::mem::take(&mut *inbox.borrow_mut()));
+    Some(Ok(if bytes.len() as f64 == len { Ok(bytes) } else { Err(len as u64) }))
+}
+
+/// What the engine is told of bytes that are no `Uint8Array` (it words the error itself).
+const NOT_BYTES: &str = "the bytes are not a Uint8Array";
+
+/// The address of the outbox's slots ([`outbox::slots`]), for the guard.
+#[wasm_bindgen(js_name = __outbox)]
+pub fn outbox_slots() -> u32 {
+    outbox::slots()
+}
+
+/// Puts `step` in the outbox; `wide`: non-ASCII text (up to 1 MiB) as UTF-16.
+fn emit(step: &HostStep, wide: bool) {
+    if let Err(why) = outbox::put(step, wide) {
+        let error = Some(AcpFsError::internal(format!("the step has no form the guard reads: {why}")));
+        let done = HostOutcome { result: None, error, change: None, stale_document: None, reply: None };
+        // An error outcome always has one.
+        let _ = outbox::put(&HostStep::Done { done: Box::new(done) }, false);
+    }
 }
 
 /// Writes the UTF-16 of `text` (valid UTF-8: it came from a `&str`) into `out`, which holds at
@@ -377,38 +333,41 @@ fn ascii_run(text: &[u8], out: &mut [u16]) -> usize {
     at
 }
 
+mod outbox;
+
 // The agent side (core agent.rs through host::agent_side); without feature `full`, lite.rs.
 #[cfg(not(feature = "full"))]
 mod lite;
 
 #[cfg(feature = "full")]
-#[wasm_bindgen(js_name = clientFsCapabilities, unchecked_return_type = "FileSystemCapability")]
-pub fn client_fs_capabilities(value: JsValue) -> Js {
-    js(&agent_side::client_fs_capabilities(&from_value(value)?))
+#[wasm_bindgen(js_name = clientFsCapabilities)]
+pub fn client_fs_capabilities(value: JsValue) -> Result<bool, JsValue> {
+    put(&agent_side::client_fs_capabilities(&from_value(value)?)).map(|()| true)
 }
 
 #[cfg(feature = "full")]
-#[wasm_bindgen(js_name = toolDefinitions, unchecked_return_type = "JsonValue[]")]
-pub fn tool_definitions(caps: JsValue) -> Js {
-    js(&agent_side::tool_definitions(&from_value(caps)?))
+#[wasm_bindgen(js_name = toolDefinitions)]
+pub fn tool_definitions(caps: JsValue) -> Result<bool, JsValue> {
+    put(&agent_side::tool_definitions(&from_value(caps)?)).map(|()| true)
 }
 
 #[cfg(feature = "full")]
-#[wasm_bindgen(js_name = checkToolArguments, unchecked_return_type = "HostRequest")]
-pub fn check_tool_arguments(tool: JsValue, session_id: JsValue, args: JsValue) -> Js {
-    js(&agent_side::check_tool_arguments(&text(tool)?, &text(session_id)?, &from_value(args)?))
+#[wasm_bindgen(js_name = checkToolArguments)]
+pub fn check_tool_arguments(tool: JsValue, session_id: JsValue, args: JsValue) -> Result<bool, JsValue> {
+    put(&agent_side::check_tool_arguments(&text(tool)?, &text(session_id)?, &from_value(args)?)).map(|()| true)
 }
 
 #[cfg(feature = "full")]
-#[wasm_bindgen(js_name = buildRequest, unchecked_return_type = "HostRequest")]
-pub fn build_request(caps: JsValue, tool: JsValue, session_id: JsValue, args: JsValue) -> Js {
-    js(&agent_side::build_request(&from_value(caps)?, &text(tool)?, &text(session_id)?, &from_value(args)?))
+#[wasm_bindgen(js_name = buildRequest)]
+pub fn build_request(caps: JsValue, tool: JsValue, session_id: JsValue, args: JsValue) -> Result<bool, JsValue> {
+    let request = agent_side::build_request(&from_value(caps)?, &text(tool)?, &text(session_id)?, &from_value(args)?);
+    put(&request).map(|()| true)
 }
 
 #[cfg(feature = "full")]
-#[wasm_bindgen(js_name = toolResult, unchecked_return_type = "JsonValue")]
-pub fn tool_result(tool: JsValue, args: JsValue, answer: JsValue) -> Js {
-    js(&agent_side::tool_result(&text(tool)?, &from_value(args)?, &from_value(answer)?))
+#[wasm_bindgen(js_name = toolResult)]
+pub fn tool_result(tool: JsValue, args: JsValue, answer: JsValue) -> Result<bool, JsValue> {
+    put(&agent_side::tool_result(&text(tool)?, &from_value(args)?, &from_value(answer)?)).map(|()| true)
 }
 
 thread_local! {

@@ -24,15 +24,38 @@ const DONE = Object.freeze({ answer: Object.freeze({ done: true }) });
  * change record, not as cancelled. Files an abandoned io opens are closed once it settles.
  * Throws only on a binding's or the driver's own bug.
  */
-export async function drive(op, { signal, native, storageIo, hooks, turns }) {
+export function drive(op, context) {
+  // Without a signal to watch, a JS storage's request runs here while every io answers at once
+  // (an in-memory storage: no promise at all), and goes on in `driveAsync` from the first io
+  // that has to be waited for. With a signal, or on the native disk, it is `driveAsync` alone.
+  if (context.signal || context.native) return driveAsync(op, context);
+  const { storageIo, hooks, turns } = context;
+  let reply;
+  for (;;) {
+    const step = resume(op, reply);
+    if (step.done) return { outcome: step.done, cause: (step.done.error && reply?.failure) || undefined };
+    const pending = answer(step, storageIo, hooks, turns);
+    if (isThenable(pending)) return driveAsync(op, context, pending, step.changes === true);
+    reply = pending;
+  }
+}
+
+/**
+ * `drive` as a loop that awaits: from the start, or from `pending`, the answer to an io already
+ * started (`committed`: one that changes something).
+ */
+async function driveAsync(op, { signal, native, storageIo, hooks, turns }, pending, committed = false) {
   const abort = watch(signal);
   // Set once an io that changes something has started: from then on the request runs to its
   // end, so that "cancelled" always means nothing was changed.
-  let committed = false;
   const cancelling = () => abort.fired && !committed;
   const race = (pending) => (committed ? pending : abort.race(pending));
   try {
     let reply; // the last io's `{answer, bytes}`, and the host error it failed with (`failure`)
+    if (pending !== undefined) {
+      reply = await race(pending);
+      if (reply === ABORTED && storageIo) pending.then(() => storageIo.closeAll());
+    }
     // A cancelled request hands the engine no further answer and starts no further io.
     while (!cancelling()) {
       const step = native ? await onDisk(op, reply?.answer, race) : resume(op, reply);

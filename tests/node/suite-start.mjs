@@ -48,6 +48,27 @@ export function startSuite({ label, engine }) {
       }
     });
 
+    test('a request ended before its first step ends as one started from values does', () => {
+      // The wasm guard starts a startJson request with its first step: one ended first is
+      // started then, and must end as it would have.
+      const e = engine();
+      const params = { sessionId: 's', path: '/p/a.txt', line: 2 };
+      const ends = [(op) => op.cancel(), (op) => op.refuse('path', 'has no JSON form'), (op) => op.abort('the driver broke')];
+      for (const end of ends) {
+        const byValues = e.start('fs/read_text_file', params);
+        const byText = e.startJson('fs/read_text_file', JSON.stringify(params));
+        assert.equal(byText.audit(), null, 'no event before the end');
+        const outcome = end(byText);
+        assert.deepEqual(outcome, end(byValues));
+        assert.deepEqual(byText.audit(), byValues.audit());
+        assert.equal(byText.step().done.error.kind, 'internal', 'a step after the end');
+        byText.free?.();
+        byValues.free?.();
+      }
+      // Freed before its first step (wasm): nothing to release, nothing thrown.
+      e.startJson('fs/read_text_file', JSON.stringify(params)).free?.();
+    });
+
     test('text that is not JSON ends the request as internal, reported like any request', () => {
       for (const text of ['{"sessionId":', '', '{"path":"\\ud800"}']) {
         const op = engine().startJson('fs/read_text_file', text);

@@ -7,10 +7,43 @@ import { describe, test } from 'node:test';
 // The Node entry instantiates the module on import, as the tests need it.
 import '../../npm/wasm/node.mjs';
 import { guardBinding } from '../../npm/wasm/lib/guard.mjs';
-import * as wasmModule from '../../npm/wasm/pkg/acp_fs_wasm.js';
+import { binding as realBinding } from '../../npm/wasm/lib/fs.mjs';
 import { assertWire, thrownWire } from './wire-values.mjs';
 
 const FULL_CAPS = { symlinks: 'resolvable', stat: true, rangedReads: true, write: true, makeDirs: true };
+
+/**
+ * Puts `value` (JSON values, ASCII strings) in a fake module's outbox, as
+ * bindings-wasm/src/outbox.rs lays it out: its slots at 0, the value from 16.
+ */
+function putInOutbox(memory, value) {
+  const bytes = [];
+  const u32 = (n) => bytes.push(n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, n >>> 24);
+  const put = (v) => {
+    if (v === null || typeof v === 'boolean') bytes.push(v === null ? 0 : v ? 2 : 1);
+    else if (typeof v === 'number') bytes.push(3, ...new Uint8Array(new Float64Array([v]).buffer));
+    else if (typeof v === 'string') {
+      bytes.push(4); // ASCII
+      u32(v.length);
+      for (const c of v) bytes.push(c.charCodeAt(0));
+    } else if (Array.isArray(v)) {
+      bytes.push(9);
+      u32(v.length);
+      v.forEach(put);
+    } else {
+      bytes.push(10);
+      u32(Object.keys(v).length);
+      for (const [k, m] of Object.entries(v)) {
+        put(k);
+        put(m);
+      }
+    }
+  };
+  put(value);
+  new Uint8Array(memory.buffer).set(bytes, 16);
+  new DataView(memory.buffer).setUint32(0, 16, true);
+  new DataView(memory.buffer).setUint32(4, bytes.length, true);
+}
 
 describe('binding: traps', () => {
   // A stand-in for the generated module whose calls trap the way wasm does; the guard is what is
@@ -18,6 +51,8 @@ describe('binding: traps', () => {
   // is the real one, so the errors below are the core's template.
   function fakeModule({ panic, ...extra }) {
     const state = { panic, taken: 0, calls: 0, infos: 0, audits: 0 };
+    // Where its calls leave their values (the outbox), as the module's memory.
+    const memory = new WebAssembly.Memory({ initial: 1 });
     // Operations are the raw engine's numbers.
     class RawEngine {
       start() {
@@ -26,13 +61,17 @@ describe('binding: traps', () => {
       startJson() {
         return 8;
       }
+      begin() {
+        state.calls += 1;
+        throw new WebAssembly.RuntimeError('unreachable');
+      }
       step() {
         state.calls += 1;
         throw new WebAssembly.RuntimeError('unreachable');
       }
       audit() {
         state.audits += 1;
-        return null;
+        putInOutbox(memory, null);
       }
       cancel() {
         throw new WebAssembly.RuntimeError('unreachable');
@@ -44,19 +83,21 @@ describe('binding: traps', () => {
         throw new RangeError('Maximum call stack size exceeded');
       }
       capabilities() {
-        return { readTextFile: true, writeTextFile: true };
+        putInOutbox(memory, { readTextFile: true, writeTextFile: true });
       }
       dispatch(message) {
+        // Only ever given a number here: a TypeError, as wasm-bindgen's conversion throws.
         if (typeof message !== 'string') throw new TypeError('dispatch: the message must be a string');
-        return { kind: 'notMine' };
+        throw new Error('not used by these tests');
       }
     }
     const raw = {
       Engine: RawEngine,
       hostInfo() {
         state.infos += 1;
-        return wasmModule.hostInfo();
+        putInOutbox(memory, realBinding.hostInfo());
       },
+      __outbox: () => 0,
       createEngine(options) {
         if (options?.trapHere) throw new WebAssembly.RuntimeError('unreachable');
         return new RawEngine();
@@ -69,15 +110,16 @@ describe('binding: traps', () => {
       },
       ...extra,
     };
-    return { raw, state };
+    return { raw, state, memory };
   }
 
   /** The guarded binding over a fake module, instantiated. */
   function guarded(fake) {
     const g = guardBinding(fake.raw);
-    g.ready();
+    g.ready({ memory: fake.memory });
     return g.binding;
   }
+
 
   const internal = (message) => ({ kind: 'internal', code: -32603, message: `Internal error: ${message}`, data: { errorKind: 'internal' } });
 
@@ -158,7 +200,7 @@ describe('binding: traps', () => {
       }
       step() {
         fake.state.calls += 1;
-        return { io: { op: 'readAll', path: '/p/a.txt' } };
+        putInOutbox(fake.memory, { io: { op: 'readAll', path: '/p/a.txt' } });
       }
       release() {}
     }
@@ -183,6 +225,23 @@ describe('binding: traps', () => {
     op.free();
   });
 
+  test('a value read from the outbox has members of any name, "__proto__" too, as JSON.parse makes them', () => {
+    const fake = fakeModule({});
+    const value = { ['__proto__']: { polluted: true }, constructor: 'c', n: 1 };
+    class RawEngine extends fake.raw.Engine {
+      capabilities() {
+        putInOutbox(fake.memory, value);
+      }
+    }
+    fake.raw.Engine = RawEngine;
+    fake.raw.createEngine = () => new RawEngine();
+    const got = guarded(fake).createEngine({}, FULL_CAPS).capabilities();
+    assert.equal(Object.getPrototypeOf(got), Object.prototype, 'the prototype is untouched');
+    assert.equal(got.polluted, undefined);
+    assert.deepEqual(Object.keys(got), ['__proto__', 'constructor', 'n']);
+    assert.deepEqual(got, JSON.parse(JSON.stringify(value)));
+  });
+
   test('a trap in createEngine is the internal error value it answers with', () => {
     const b = guarded(fakeModule({ panic: 'bad state' }));
     assert.deepEqual(assertWire(b.createEngine({ trapHere: true }, FULL_CAPS)), internal('the wasm engine panicked: bad state'));
@@ -197,7 +256,7 @@ describe('binding: traps', () => {
     assert.throws(() => early.hostInfo(), /not initialized: `await init\(\)`/);
     assert.throws(() => early.toolDefinitions({}), /not initialized: `await init\(\)` before calling toolDefinitions/);
     assert.equal(fake.state.infos, 0, 'nothing is asked of a module that is not there');
-    ready();
+    ready({ memory: fake.memory });
     assert.equal(isReady(), true);
     assert.ok(early.createEngine({}, FULL_CAPS) instanceof early.Engine);
     assert.throws(() => new early.Engine({}), TypeError, 'engines come from createEngine');
@@ -220,7 +279,8 @@ describe('binding: traps', () => {
       abort = trap;
       release() {}
       mcpDispatch() {
-        return { kind: 'call', id: '1', method: 'fs/write_text_file', operation: 3 };
+        putInOutbox(fake.memory, { kind: 'call', id: '1', method: 'fs/write_text_file' });
+        return 3;
       }
     }
     fake.raw.Engine = RawEngine;

@@ -1,14 +1,20 @@
 // A read's text as @acp-fs/wasm hands it over in Node: UTF-16 code units from wasm memory
-// (bindings-wasm's `wide_content`, lib/node-text.mjs), not UTF-8. Every character width at every
+// (bindings-wasm's outbox, lib/node-text.mjs), not UTF-8. Every character width at every
 // offset of the 16-byte ASCII runs the binding widens at once, windows, large files with chunked
 // reads, and text above the size the binding widens: the content is the text, character for
 // character, as a plain decode gives it. Both Node entries (the package's and @acp-fs/node's wasm
 // fallback) use this path; the raw binding is asked for both forms and must agree.
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { AcpFs } from '../../npm/wasm/node.mjs';
+import { guardBinding } from '../../npm/wasm/lib/guard.mjs';
+import { wideText as nodeWideText } from '../../npm/wasm/lib/node-text.mjs';
 import * as raw from '../../npm/wasm/pkg/acp_fs_wasm.js';
+
+// The module's exports (its memory), as the Node entry instantiated it.
+const exports = raw.initSync({ module: readFileSync(new URL('../../npm/wasm/pkg/acp_fs_wasm_bg.wasm', import.meta.url)) });
 
 const enc = new TextEncoder();
 
@@ -69,26 +75,27 @@ describe('@acp-fs/wasm in Node: a read\'s text crosses as UTF-16', () => {
     await readsBack([big(200 * 1024), big(1100 * 1024)]);
   });
 
-  test('the raw binding gives the same text in both forms', () => {
+  test('the binding gives the same text in both forms', () => {
     const text = `héllo — 😀\n${'ascii '.repeat(10)}\n`;
     const bytes = enc.encode(text);
     const caps = { symlinks: 'none', stat: true, rangedReads: true, write: false, makeDirs: false };
-    const engine = raw.createEngine({ roots: ['/p'] }, caps);
-    const opened = JSON.stringify({ file: 0, metadata: { kind: 'file', size: bytes.length }, bytes: true });
-    const read = (wide) => {
+    const opened = { file: 0, metadata: { kind: 'file', size: bytes.length }, bytes: true };
+    // Two guards over the one module: with Node's UTF-16 decoder (counting its calls) and without.
+    let widened = 0;
+    const read = (wideText) => {
+      const guarded = guardBinding(raw);
+      guarded.ready(exports, wideText && { wideText: (units) => (widened++, wideText(units)) });
+      const engine = guarded.binding.createEngine({ roots: ['/p'] }, caps);
       const op = engine.startJson('fs/read_text_file', JSON.stringify({ sessionId: 's', path: '/p/a.txt' }));
-      assert.equal(engine.step(op).io.op, 'open');
-      const step = engine.step(op, opened, bytes, wide);
-      engine.release(op);
-      return step;
+      assert.equal(op.step().io.op, 'open');
+      const { content } = op.step(opened, bytes).done.result;
+      op.free();
+      engine.free();
+      return content;
     };
-    const narrow = read(false);
-    assert.equal(narrow.wide, undefined);
-    assert.equal(narrow.done.result.content, text);
-    const wide = read(true);
-    assert.ok(wide.wide instanceof Uint16Array, 'a non-ASCII text comes as UTF-16 when asked for');
-    assert.equal(wide.done.result.content, '');
-    assert.equal(String.fromCharCode(...wide.wide), text);
-    engine.free();
+    assert.equal(read(undefined), text);
+    assert.equal(widened, 0);
+    assert.equal(read(nodeWideText), text);
+    assert.equal(widened, 1, 'a non-ASCII text comes as UTF-16 when the host can decode it');
   });
 });

@@ -11,9 +11,9 @@ import { guardBinding } from '../../wasm/lib/guard.mjs';
 import { wideText } from '../../wasm/lib/node-text.mjs';
 
 // `__dirname` is the bundle's folder (wasm/): this source only ever runs as that bundle.
-raw.initSync({ module: readFileSync(join(__dirname, 'acp_fs_wasm_bg.wasm')) });
+const exports = raw.initSync({ module: readFileSync(join(__dirname, 'acp_fs_wasm_bg.wasm')) });
 const guarded = guardBinding(raw);
-guarded.ready({ wideText });
+guarded.ready(exports, { wideText });
 
 /** The guarded binding: `createEngine`, `hostInfo`, `invalidParams` and the agent functions. */
 export const { binding } = guarded;

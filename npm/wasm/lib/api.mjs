@@ -27,7 +27,7 @@ export function packageApi(raw) {
      */
     markReady(exports, options) {
       if (exports === undefined || exports === null) throw new Error('@acp-fs/wasm: the module did not instantiate');
-      guarded.ready(options);
+      guarded.ready(exports, options);
     },
   };
 }

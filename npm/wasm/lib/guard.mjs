@@ -45,6 +45,133 @@ const paramsOf = (text) => () => {
   }
 };
 
+/** The outbox's tags (bindings-wasm/src/outbox.rs, which describes the layout). */
+const [NULL, FALSE, TRUE, NUMBER, ASCII, TEXT, NAME, WIDE, BYTES, ARRAY, OBJECT] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+
+/** ASCII text up to this long is made here, byte by byte: a `TextDecoder` call costs more. */
+const SHORT = 32;
+
+/**
+ * The reader of the module's outbox (bindings-wasm/src/outbox.rs): the value the last `begin`
+ * or `step` left there, made from its layout in wasm memory. `wideText` turns UTF-16 units
+ * into a string (Node). Read at once, before anything else enters the module.
+ */
+function outboxReader(memory, slotsAt, wideText) {
+  // UTF-8 as wasm-bindgen's glue decodes it: the BOM kept (it is text the file holds), and a
+  // fresh decoder every 2 GiB (Safari's fails past that).
+  const MAX_DECODED = 2146435072;
+  let decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  let decoded = 0;
+  const utf8 = (from, to) => {
+    decoded += to - from;
+    if (decoded >= MAX_DECODED) {
+      decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+      decoded = to - from;
+    }
+    return decoder.decode(heap.subarray(from, to));
+  };
+  /** Member and variant names by address and length: the same `&'static str` every time. */
+  const names = new Map();
+  let heap;
+  let view;
+  let at = 0;
+  let units = 0;
+
+  const u32 = () => {
+    const n = view.getUint32(at, true);
+    at += 4;
+    return n;
+  };
+
+  function ascii(n) {
+    const end = at + n;
+    let s;
+    if (n <= SHORT) {
+      s = '';
+      for (let i = at; i < end; i++) s += String.fromCharCode(heap[i]);
+    } else s = utf8(at, end);
+    at = end;
+    return s;
+  }
+
+  function value() {
+    switch (heap[at++]) {
+      case NULL:
+        return null;
+      case FALSE:
+        return false;
+      case TRUE:
+        return true;
+      case NUMBER: {
+        const n = view.getFloat64(at, true);
+        at += 8;
+        return n;
+      }
+      case ASCII:
+        return ascii(u32());
+      case TEXT: {
+        const n = u32();
+        at += n;
+        return utf8(at - n, at);
+      }
+      case NAME: {
+        const address = u32();
+        const n = u32();
+        const key = address + n * 2 ** 32;
+        let name = names.get(key);
+        if (name === undefined) {
+          const back = at;
+          at = address;
+          name = ascii(n);
+          at = back;
+          names.set(key, name);
+        }
+        return name;
+      }
+      case WIDE: {
+        const offset = u32();
+        const n = u32();
+        return wideText(new Uint16Array(memory.buffer, units + offset * 2, n));
+      }
+      case BYTES: {
+        const n = u32();
+        at += n;
+        return heap.slice(at - n, at);
+      }
+      case ARRAY: {
+        const n = u32();
+        const items = new Array(n);
+        for (let i = 0; i < n; i++) items[i] = value();
+        return items;
+      }
+      case OBJECT: {
+        const n = u32();
+        const object = {};
+        for (let i = 0; i < n; i++) {
+          const key = value();
+          const member = value();
+          // As JSON.parse makes it: an own member, never the prototype.
+          if (key === '__proto__') Object.defineProperty(object, key, { value: member, enumerable: true, writable: true, configurable: true });
+          else object[key] = member;
+        }
+        return object;
+      }
+      default:
+        throw new Error(`@acp-fs/wasm: the outbox holds an unknown tag ${heap[at - 1]}`);
+    }
+  }
+
+  return () => {
+    if (heap === undefined || heap.buffer !== memory.buffer) {
+      heap = new Uint8Array(memory.buffer);
+      view = new DataView(memory.buffer);
+    }
+    at = view.getUint32(slotsAt, true);
+    units = view.getUint32(slotsAt + 8, true);
+    return value();
+  };
+}
+
 /**
  * The guarded binding over a wasm-bindgen module namespace (`raw`). Nothing may be called before
  * `ready()`, which the entry points call once the module is instantiated.
@@ -57,6 +184,30 @@ export function guardBinding(raw) {
   let disabled;
   /** The host's UTF-16 decoder (`ready`'s option): a read's text then crosses as UTF-16. */
   let wideText;
+  /** The value the module's last `begin`/`step` left in its outbox (`outboxReader`). */
+  let taken;
+  /** The instance's memory (for the inbox). */
+  let memory;
+
+  /**
+   * An answer's bytes copied into the module's inbox (`__inbox`): their length, which the raw
+   * `step` takes (it sees that they did not fit, if so); -1 for a value that holds no bytes.
+   */
+  function putBytes(bytes) {
+    const view =
+      bytes instanceof Uint8Array
+        ? bytes
+        : ArrayBuffer.isView(bytes)
+          ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+          : bytes instanceof ArrayBuffer
+            ? new Uint8Array(bytes)
+            : undefined;
+    if (view === undefined) return -1;
+    const at = raw.__inbox(view.byteLength);
+    // Read `memory.buffer` after the call: making room may have grown the memory.
+    if (at !== 0 && view.byteLength > 0) new Uint8Array(memory.buffer, at, view.byteLength).set(view);
+    return view.byteLength;
+  }
 
   const notReady = (what) =>
     new Error(
@@ -139,46 +290,81 @@ export function guardBinding(raw) {
     #ended = false;
     /** The audit event of a request a trap ended (the engine cannot give it). */
     #audit;
+    /** `startJson`'s params text while the engine has not started the request: the first step
+     *  starts it too (`begin`, one call into the module instead of two). */
+    #unstarted;
 
-    constructor(rawEngine, id, method, params, pending) {
+    constructor(rawEngine, id, method, params, pending, unstarted) {
       this.#raw = rawEngine;
       this.#id = id;
       this.#method = method;
       this.#params = params;
       this.#pending = pending;
+      this.#unstarted = unstarted;
     }
 
     step(answer, bytes) {
+      if (this.#unstarted !== undefined) return this.#begin();
       const early = this.#early();
       if (early) return { done: early };
       return guard(
         () => {
-          const step = this.#raw.step(this.#id, answerText(answer), bytes, wideText !== undefined);
-          if (step.wide === undefined) return step;
-          // A read's text came as UTF-16 code units (a view of wasm memory, read at once).
-          step.done.result.content = wideText(step.wide);
-          return { done: step.done };
+          const length = bytes === undefined ? undefined : putBytes(bytes);
+          this.#raw.step(this.#id, wideText !== undefined, answerText(answer), length);
+          return taken();
         },
         (message) => ({ done: this.#end(message) }),
       );
     }
 
+    /** The first step of a request `startJson` made: started and stepped in one call. */
+    #begin() {
+      const text = this.#unstarted;
+      this.#unstarted = undefined;
+      return guard(
+        () => {
+          const id = this.#raw.begin(this.#method, text, wideText !== undefined);
+          if (id === undefined) return { done: this.#end(`${this.#method} is not an fs method of this engine`) };
+          this.#id = id;
+          return taken();
+        },
+        (message) => ({ done: this.#end(message) }),
+      );
+    }
+
+    /** Starts a request `startJson` made that ends (or is asked about) before its first step. */
+    #start() {
+      if (this.#unstarted === undefined) return;
+      const text = this.#unstarted;
+      this.#unstarted = undefined;
+      const id = guard(
+        () => this.#raw.startJson(this.#method, text),
+        (message) => void (this.#pending = message),
+      );
+      if (id !== undefined) this.#id = id;
+      else this.#pending ??= `${this.#method} is not an fs method of this engine`;
+    }
+
     cancel() {
-      return this.#early() ?? guard(() => this.#raw.cancel(this.#id), (message) => this.#end(message));
+      this.#start();
+      return this.#early() ?? guard(() => (this.#raw.cancel(this.#id), taken()), (message) => this.#end(message));
     }
 
     refuse(field, reason) {
-      return this.#early() ?? guard(() => this.#raw.refuse(this.#id, field, reason), (message) => this.#end(message));
+      this.#start();
+      return this.#early() ?? guard(() => (this.#raw.refuse(this.#id, field, reason), taken()), (message) => this.#end(message));
     }
 
     abort(reason) {
-      return this.#early() ?? guard(() => this.#raw.abort(this.#id, reason), (message) => this.#end(message));
+      this.#start();
+      return this.#early() ?? guard(() => (this.#raw.abort(this.#id, reason), taken()), (message) => this.#end(message));
     }
 
     audit() {
-      if (this.#audit === undefined && this.#id !== null) {
+      // A request not started yet has not ended: no event.
+      if (this.#audit === undefined && this.#id !== null && this.#unstarted === undefined) {
         const audit = guard(
-          () => this.#raw.audit(this.#id),
+          () => (this.#raw.audit(this.#id), taken()),
           (message) => void this.#end(message),
         );
         if (audit !== undefined) return audit;
@@ -191,6 +377,7 @@ export function guardBinding(raw) {
       const id = this.#id;
       this.#id = null;
       this.#ended = true;
+      this.#unstarted = undefined;
       if (id === null || disabled !== undefined) return;
       try {
         this.#raw.release(id);
@@ -217,9 +404,10 @@ export function guardBinding(raw) {
     }
   }
 
-  /** A dispatch result with its operation (if any) as an object. */
-  function dispatched(rawEngine, d) {
-    if (d.operation !== undefined) d.operation = new Operation(rawEngine, d.operation, d.method, undefined);
+  /** What a dispatched message is (the outbox), with its operation (the number `op`, if any) as an object. */
+  function dispatched(rawEngine, op) {
+    const d = taken();
+    if (op !== undefined) d.operation = new Operation(rawEngine, op, d.method, undefined);
     return d;
   }
 
@@ -233,7 +421,7 @@ export function guardBinding(raw) {
     }
 
     openSession(sessionId, cwd, additionalDirectories, session) {
-      return guard(() => this.#raw.openSession(sessionId, cwd, additionalDirectories, session), internal);
+      return guard(() => (this.#raw.openSession(sessionId, cwd, additionalDirectories, session), taken()), internal);
     }
 
     closeSession(sessionId) {
@@ -241,11 +429,11 @@ export function guardBinding(raw) {
     }
 
     openDocument(path, text) {
-      return guard(() => this.#raw.openDocument(path, text), internal);
+      return guard(() => (this.#raw.openDocument(path, text), taken()), internal);
     }
 
     documentReloaded(path, text) {
-      return guard(() => this.#raw.documentReloaded(path, text), internal);
+      return guard(() => (this.#raw.documentReloaded(path, text), taken()), internal);
     }
 
     documentSaved(path) {
@@ -253,7 +441,7 @@ export function guardBinding(raw) {
     }
 
     documentVersion(path) {
-      return guard(() => this.#raw.documentVersion(path), throwInternal);
+      return guard(() => (this.#raw.documentVersion(path), taken()), throwInternal);
     }
 
     closeDocument(path) {
@@ -261,11 +449,11 @@ export function guardBinding(raw) {
     }
 
     document(path) {
-      return guard(() => this.#raw.document(path), throwInternal);
+      return guard(() => (this.#raw.document(path), taken()), throwInternal);
     }
 
     capabilities() {
-      return guard(() => this.#raw.capabilities(), throwInternal);
+      return guard(() => (this.#raw.capabilities(), taken()), throwInternal);
     }
 
     start(method, params) {
@@ -273,6 +461,11 @@ export function guardBinding(raw) {
     }
 
     startJson(method, params) {
+      // The engine's own methods start with their first step (`Operation#begin`); anything else
+      // is asked now, as it may be no fs method at all (then there is no operation).
+      if ((method === info.readMethod || method === info.writeMethod) && typeof params === 'string') {
+        return new Operation(this.#raw, null, method, paramsOf(params), undefined, params);
+      }
       return this.#started(method, paramsOf(params), () => this.#raw.startJson(method, params));
     }
 
@@ -288,15 +481,15 @@ export function guardBinding(raw) {
     }
 
     dispatch(message) {
-      return dispatched(this.#raw, guard(() => this.#raw.dispatch(message), throwInternal));
+      return guard(() => dispatched(this.#raw, this.#raw.dispatch(message)), throwInternal);
     }
 
     mcpTools(sessionId) {
-      return guard(() => this.#raw.mcpTools(sessionId), throwInternal);
+      return guard(() => answered(this.#raw.mcpTools(sessionId)), throwInternal);
     }
 
     mcpDispatch(sessionId, message) {
-      return dispatched(this.#raw, guard(() => this.#raw.mcpDispatch(sessionId, message), throwInternal));
+      return guard(() => dispatched(this.#raw, this.#raw.mcpDispatch(sessionId, message)), throwInternal);
     }
 
     /** Frees the wasm memory now instead of at garbage collection. */
@@ -307,12 +500,19 @@ export function guardBinding(raw) {
     }
   }
 
+  /** What a call that can fail answered (`ok` false: the outbox holds the error, thrown). */
+  function answered(ok) {
+    const value = taken();
+    if (ok === false) throw value;
+    return value;
+  }
+
   /** A free function of the module: it needs the module instantiated; a trap goes to `onTrap`. */
   const exported =
     (name, onTrap = throwInternal) =>
     (...args) => {
       if (info === undefined) throw notReady(`calling ${name}`);
-      return guard(() => raw[name](...args), onTrap);
+      return guard(() => answered(raw[name](...args)), onTrap);
     };
   const requestError = (message) => ({ error: internal(message) });
 
@@ -326,7 +526,8 @@ export function guardBinding(raw) {
       if (info === undefined) throw notReady('creating an AcpFs');
       return guard(() => {
         const made = raw.createEngine(options, caps);
-        return made instanceof raw.Engine ? new Engine(made) : made;
+        // None: the error naming the bad option is in the outbox.
+        return made instanceof raw.Engine ? new Engine(made) : taken();
       }, internal);
     },
     Engine,
@@ -341,14 +542,20 @@ export function guardBinding(raw) {
   return {
     binding,
     /**
-     * The module is instantiated: take the core's constants while the instance is sound.
+     * The module is instantiated (`exports`: its exports, as wasm-bindgen's init returns them):
+     * take the core's constants and where its outbox is while the instance is sound.
      * `wideText(units)`: a `Uint16Array` of UTF-16 code units as a string, where the host has a
-     * decoder for them much faster than its UTF-8 one (Node's `Buffer`; see the binding's
-     * `wide_content`).
+     * decoder for them much faster than its UTF-8 one (Node's `Buffer`; see the `WIDE` text of
+     * bindings-wasm/src/outbox.rs).
      */
-    ready({ wideText: decoder } = {}) {
-      if (info === undefined) info = raw.hostInfo();
+    ready(exports, { wideText: decoder } = {}) {
       if (typeof decoder === 'function') wideText = decoder;
+      if (info === undefined) {
+        memory = exports.memory;
+        taken = outboxReader(memory, raw.__outbox(), (units) => wideText(units));
+        raw.hostInfo();
+        info = taken();
+      }
     },
     isReady: () => info !== undefined,
   };
