@@ -599,7 +599,12 @@ describe('parity: the low-level bindings, call for call (agent side and MCP)', {
     assert.equal(fails[5].audit.errorKind, 'invalid_params');
     const calls = bindingScripts['Engine.mcpTools and mcpDispatch: replies and calls'](native.binding);
     const read = calls.at(-6);
-    assert.deepEqual(read.outcome.result, { content: 'two\n' });
+    // A call that came as a message ends with its reply alone: the answer crosses once.
+    assert.equal('result' in read.outcome, false);
+    const answer = JSON.parse(read.outcome.reply);
+    assert.equal(answer.id, 'r');
+    assert.deepEqual(answer.result.structuredContent, { content: 'two\n' });
+    assert.deepEqual(answer.result.content, [{ type: 'text', text: 'two\n' }]);
     assert.equal(read.audit.outcome, 'ok');
     assert.equal(read.audit.line, 2);
     const replies = calls.slice(-5);
