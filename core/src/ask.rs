@@ -206,11 +206,15 @@ impl Channel {
         self.slot().plans
     }
 
-    /// Announces the files this operation opens next; replaces a plan the driver has not
-    /// taken yet (a new plan says what comes next).
+    /// Announces the files this operation opens next, after those it announced before (a plan
+    /// the driver has not taken yet grows by them; one of another root or head replaces it).
     #[cfg(feature = "mcp")]
     pub fn plan(&self, plan: ReadAhead) {
-        self.slot().plan = Some(plan);
+        let mut slot = self.slot();
+        match slot.plan.as_mut() {
+            Some(held) if held.root == plan.root && held.head == plan.head => held.paths.extend(plan.paths),
+            _ => slot.plan = Some(plan),
+        }
     }
 
     /// The driver side: it takes read-ahead plans from now on.

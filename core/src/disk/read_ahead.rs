@@ -1,15 +1,16 @@
-//! Read-ahead for the native disk loop: the files a request has said it opens next (a search's
-//! files of one directory, in order: [`ReadAhead`](crate::ask::ReadAhead)) are opened, and their
-//! heads read, on worker threads while the engine searches the ones before, so the disk's work
-//! and the engine's overlap. The engine is unchanged by it: it still asks for each file with its
-//! own `Open`, and gets what an `Open` performed then would have given, only sooner.
+//! Read-ahead for the native disk loop: the files a request has said it opens next (a
+//! search's next files, in order, across directories: [`ReadAhead`](crate::ask::ReadAhead)) are
+//! opened, and their heads read, on worker threads while the engine searches the ones before, so
+//! the disk's work and the engine's overlap. The engine is unchanged by it: it still asks for
+//! each file with its own `Open`, and gets what an `Open` performed then would have given, only
+//! sooner.
 //!
 //! Every early open is the disk's own ([`DiskStorage::open`]: below the root's handle, no
 //! symlink anywhere on the way, the type checked on the open handle), so a path swapped for a
 //! symlink is refused early exactly as it would have been later. Only files the engine named
 //! are opened, at most [`BATCH`] × [`BATCHES`] ahead of it; what it does not ask for after all
-//! (a new plan, a search that stopped) is closed unread, and nothing is opened once the run
-//! has ended.
+//! (a file it passed, a plan of another root, a search that stopped) is closed unread, and
+//! nothing is opened once the run has ended.
 
 use super::DiskStorage;
 use crate::ask::ReadAhead;
@@ -93,15 +94,20 @@ impl Reader {
         }
     }
 
-    /// Follows a new plan: what the last one opened and the engine has not taken is closed.
+    /// Follows a plan: its files come after those planned before, which the search still opens
+    /// first. A plan of another root or head starts over: what the last one opened and the
+    /// engine has not taken is closed.
     pub(crate) fn plan(&mut self, plan: ReadAhead) {
         if self.failed {
             return;
         }
-        self.sent.clear();
-        self.planned = plan.paths.into();
-        self.root = plan.root;
-        self.head = plan.head;
+        if plan.root != self.root || plan.head != self.head {
+            self.sent.clear();
+            self.planned.clear();
+            self.root = plan.root;
+            self.head = plan.head;
+        }
+        self.planned.extend(plan.paths);
         self.top_up();
     }
 
@@ -292,6 +298,24 @@ mod tests {
         // b.txt was passed: its open is the disk's again, as is anything else.
         assert!(reader.answer(&open_io(&root, "b.txt"), &mut files).is_none());
         assert!(reader.answer(&Io::Close { file: 0 }, &mut files).is_none());
+    }
+
+    /// A search plans as its walk goes: a later plan's files come after the earlier one's,
+    /// which still come early.
+    #[test]
+    fn a_later_plan_of_the_same_root_adds_to_the_earlier() {
+        let (_dir, root) = tree();
+        let disk = DiskStorage::for_run();
+        let mut reader = Reader::new(&disk);
+        let mut files = OpenFiles::default();
+        reader.plan(plan(&root, &["a.txt"]));
+        reader.plan(plan(&root, &["b.txt", "c.txt"]));
+        for (name, text) in [("a.txt", &b"aaa\n"[..]), ("b.txt", b"bbb\n"), ("c.txt", b"ccc\n")] {
+            let Some(Answer::Opened { head: Some(head), .. }) = reader.answer(&open_io(&root, name), &mut files) else {
+                panic!("{name} comes early")
+            };
+            assert_eq!(&head[..], text);
+        }
     }
 
     #[test]

@@ -161,34 +161,50 @@ async fn search_dir(shared: &Shared, io: &Channel, q: &Query, top: Dir, found: &
     // parent, so leaving a subtree drops its own.
     let mut stack: Vec<Frame> = Vec::new();
     enter(shared, io, q, top, String::new(), 0, &top_rel, &mut ignores, &mut stack).await?;
+    // With read-ahead the walk runs up to AHEAD files in front of the search, across
+    // directories, and tells the driver of each file it queues: the disk opens the next
+    // directories' files while this one's are searched, rather than starting again at each
+    // directory. Without it, the walk stays one file ahead. Either way the files are searched
+    // in the walk's order.
     let plans = shared.caps.ranged_reads && io.takes_plans();
-    while let Some(frame) = stack.last_mut() {
-        if plans && frame.planned == 0 {
-            frame.planned = plan(io, frame);
-        }
-        let Some(e) = frame.pending.next() else {
-            let done = stack.pop().expect("a frame is on the stack");
-            ignores.truncate(done.governing);
-            continue;
-        };
-        frame.planned = frame.planned.saturating_sub(1);
-        match e.kind {
-            Kind::Dir if frame.depth + 1 > budget.max_depth => budget.too_deep += 1,
-            Kind::Dir => {
-                let rel = join(&frame.rel, &e.name);
-                let (child, depth) = (frame.dir.child(&e.name), frame.depth + 1);
-                enter(shared, io, q, child, rel, depth, &top_rel, &mut ignores, &mut stack).await?;
-            }
-            Kind::File => {
-                let child = frame.dir.child(&e.name);
-                let target = Target { requested: child.shown, real: child.real, root: child.root, missing: Some(0) };
-                let doc = e.unsaved.then(|| walk::dirty_document(shared, &target.requested, &target.real)).flatten();
-                search_file(shared, io, q, &target, doc.map(|d| d.text), found).await?;
-                if found.stopped() {
-                    break;
+    let ahead = if plans { AHEAD } else { 1 };
+    let mut queue: VecDeque<(Dir, bool)> = VecDeque::new();
+    loop {
+        let mut planned = Vec::new();
+        while queue.len() < ahead {
+            let Some(frame) = stack.last_mut() else { break };
+            let Some(e) = frame.pending.next() else {
+                let done = stack.pop().expect("a frame is on the stack");
+                ignores.truncate(done.governing);
+                continue;
+            };
+            match e.kind {
+                Kind::Dir if frame.depth + 1 > budget.max_depth => budget.too_deep += 1,
+                Kind::Dir => {
+                    let rel = join(&frame.rel, &e.name);
+                    let (child, depth) = (frame.dir.child(&e.name), frame.depth + 1);
+                    enter(shared, io, q, child, rel, depth, &top_rel, &mut ignores, &mut stack).await?;
                 }
+                Kind::File => {
+                    let child = frame.dir.child(&e.name);
+                    // An unsaved buffer is searched instead of its file.
+                    if plans && !e.unsaved {
+                        planned.push(child.real.as_str().to_owned());
+                    }
+                    queue.push_back((child, e.unsaved));
+                }
+                Kind::Link | Kind::Other => {}
             }
-            Kind::Link | Kind::Other => {}
+        }
+        let Some((child, unsaved)) = queue.pop_front() else { break };
+        if !planned.is_empty() {
+            io.plan(ReadAhead { root: child.root.as_str().to_owned(), paths: planned, head: file::FIRST_CHUNK });
+        }
+        let target = Target { requested: child.shown, real: child.real, root: child.root, missing: Some(0) };
+        let doc = unsaved.then(|| walk::dirty_document(shared, &target.requested, &target.real)).flatten();
+        search_file(shared, io, q, &target, doc.map(|d| d.text), found).await?;
+        if found.stopped() {
+            break;
         }
     }
     found.depth_note = budget.note("Search");
@@ -203,31 +219,12 @@ struct Frame {
     pending: std::vec::IntoIter<walk::Entry>,
     /// The .gitignore files that governed its parent (its own come after).
     governing: usize,
-    /// Files of `pending` the last read-ahead plan named (0: make the next one).
-    planned: usize,
 }
 
-/// Files one read-ahead plan names at most.
-const MOST_PLANNED: usize = 256;
-
-/// Tells the driver which files the search opens next: the run of files at the head of
-/// `frame.pending`, up to its next directory (whose files come first). The number of entries
-/// the plan covers (0 when a directory comes next: the plan is made when the search is back).
-fn plan(io: &Channel, frame: &Frame) -> usize {
-    let run = frame.pending.as_slice().iter().take(MOST_PLANNED).take_while(|e| e.kind != Kind::Dir);
-    let (mut covered, mut paths) = (0, Vec::new());
-    for e in run {
-        covered += 1;
-        // An unsaved buffer is searched instead of its file; links and the like are skipped.
-        if e.kind == Kind::File && !e.unsaved {
-            paths.push(frame.dir.real.join([e.name.as_str()]).as_str().to_owned());
-        }
-    }
-    if !paths.is_empty() {
-        io.plan(ReadAhead { root: frame.dir.root.as_str().to_owned(), paths, head: file::FIRST_CHUNK });
-    }
-    covered
-}
+/// Files the walk queues ahead of the search when the driver reads ahead: enough to keep the
+/// disk's workers busy across a few directories, few enough that a search that stops early
+/// has listed little it did not need.
+const AHEAD: usize = 64;
 
 /// Lists `dir`, reads its `.gitignore` (if searched with them) and pushes its frame with the
 /// entries the search looks at: not `.git`, nor what `exclude` or a `.gitignore` leaves out,
@@ -277,7 +274,7 @@ async fn enter(
             e.kind != Kind::File || q.include.is_empty() || q.include.is_match(&entry_rel)
         })
         .collect();
-    stack.push(Frame { dir, rel, depth, pending: searched.into_iter(), governing, planned: 0 });
+    stack.push(Frame { dir, rel, depth, pending: searched.into_iter(), governing });
     Ok(())
 }
 
@@ -663,4 +660,60 @@ fn shown_text(line: &[u8]) -> String {
         cut -= 1;
     }
     format!("{}… [line cut: {} bytes]", &text[..cut], line.len())
+}
+
+#[cfg(all(test, feature = "disk"))]
+mod tests {
+    use crate::io::Io;
+    use crate::mcp::{McpDispatch, McpServer};
+    use crate::operation::Step;
+    use crate::run::OpenFiles;
+    use crate::{perform, AcpFs, DefaultHost, MemoryStorage, Options, Storage};
+    use serde_json::json;
+
+    /// With a driver that reads ahead, the walk names the next directories' files before the
+    /// search is done with this one's (so the disk's workers never wait for the search to reach
+    /// a directory), every file before it is opened, and in the order the search opens them.
+    #[test]
+    fn read_ahead_plans_run_across_directories_in_the_search_order() {
+        let storage = MemoryStorage::new();
+        for d in 0..8 {
+            for f in 0..3 {
+                storage.put(&format!("/p/d{d}/f{f}.txt"), format!("needle {d} {f}\n"));
+            }
+        }
+        let fs = AcpFs::new(Options::default(), storage.caps()).unwrap();
+        fs.open_session("s", "/p", &[]).unwrap();
+        let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "search_text", "arguments": {"path": "/p", "pattern": "needle"}}});
+        let McpDispatch::Call(call) = McpServer::new(fs, "s").dispatch(&message.to_string()) else {
+            panic!("a tools/call starts an operation")
+        };
+        let (mut op, _reply) = call.into_parts();
+        op.channel().accepts_plans();
+        let (mut files, mut planned, mut opened) = (OpenFiles::default(), Vec::<String>::new(), Vec::new());
+        // What had been planned when each file was opened.
+        let mut known_at_open = Vec::new();
+        let mut step = op.start();
+        while let Step::Io(io) = step {
+            if let Some(plan) = op.channel().take_plan() {
+                planned.extend(plan.paths);
+            }
+            if let Io::Open { path, .. } = &io {
+                opened.push(path.clone());
+                known_at_open.push(planned.len());
+            }
+            step = op.resume(perform(&storage, &DefaultHost, &mut files, io));
+        }
+        assert_eq!(opened.len(), 24, "every file searched");
+        assert_eq!(planned, opened, "each file planned once, in the order it is opened");
+        for (i, known) in known_at_open.iter().enumerate() {
+            assert!(*known > i, "{} was opened before it was planned", opened[i]);
+        }
+        let last_of_first = opened.iter().position(|p| p == "/p/d0/f2.txt").unwrap();
+        assert!(
+            planned[..known_at_open[last_of_first]].iter().any(|p| p.starts_with("/p/d1/")),
+            "the next directory's files are planned before the first directory's last is opened"
+        );
+    }
 }
