@@ -320,49 +320,27 @@ impl<'e, 'a> ser::Serializer for &'e mut Encoder<'a> {
     }
 }
 
-impl ser::SerializeSeq for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Unsupported;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
-        self.item(value)
-    }
-    fn end(self) -> Done {
-        self.close()
-    }
+// serde has a trait per kind of sequence; in the layout all four are an array of items.
+macro_rules! items {
+    ($($kind:ident :: $add:ident),*) => {$(
+        impl ser::$kind for Compound<'_, '_> {
+            type Ok = ();
+            type Error = Unsupported;
+            fn $add<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
+                self.item(value)
+            }
+            fn end(self) -> Done {
+                self.close()
+            }
+        }
+    )*};
 }
-
-impl ser::SerializeTuple for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Unsupported;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
-        self.item(value)
-    }
-    fn end(self) -> Done {
-        self.close()
-    }
-}
-
-impl ser::SerializeTupleStruct for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Unsupported;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
-        self.item(value)
-    }
-    fn end(self) -> Done {
-        self.close()
-    }
-}
-
-impl ser::SerializeTupleVariant for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Unsupported;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
-        self.item(value)
-    }
-    fn end(self) -> Done {
-        self.close()
-    }
-}
+items!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 impl ser::SerializeMap for Compound<'_, '_> {
     type Ok = ();
@@ -379,24 +357,19 @@ impl ser::SerializeMap for Compound<'_, '_> {
     }
 }
 
-impl ser::SerializeStruct for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Unsupported;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) -> Done {
-        self.member(name, value)
-    }
-    fn end(self) -> Done {
-        self.close()
-    }
+// A struct and a struct variant are both an object of named members.
+macro_rules! members {
+    ($($kind:ident),*) => {$(
+        impl ser::$kind for Compound<'_, '_> {
+            type Ok = ();
+            type Error = Unsupported;
+            fn serialize_field<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) -> Done {
+                self.member(name, value)
+            }
+            fn end(self) -> Done {
+                self.close()
+            }
+        }
+    )*};
 }
-
-impl ser::SerializeStructVariant for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Unsupported;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) -> Done {
-        self.member(name, value)
-    }
-    fn end(self) -> Done {
-        self.close()
-    }
-}
+members!(SerializeStruct, SerializeStructVariant);
