@@ -56,17 +56,17 @@ pub struct DiskStorage {
     fail_at: Option<WriteStep>,
     /// The root handles of one disk run ([`DiskStorage::for_run`]); none: every open and
     /// listing opens its root anew.
-    #[cfg_attr(not(unix), allow(dead_code))] // only a Unix disk keeps them
     roots: Option<Arc<KeptRoots>>,
 }
 
 /// Unix: the roots' handles a disk run keeps (unix.rs). Elsewhere every open walks from its root
-/// anyway, so there is nothing to keep.
+/// anyway, so there is nothing to keep: the disks take it all the same, so `DiskStorage` calls
+/// each the same way.
 #[cfg(unix)]
 use sys::KeptRoots;
 #[cfg(not(unix))]
 #[derive(Debug, Default)]
-struct KeptRoots;
+pub(super) struct KeptRoots;
 
 #[cfg(unix)]
 #[path = "unix.rs"]
@@ -233,10 +233,7 @@ impl Storage for DiskStorage {
 
     fn open(&self, root: &str, path: &str) -> Result<(Option<File>, Metadata), StorageError> {
         let at = Beneath::new(root, path)?;
-        #[cfg(unix)]
-        return sys::open(&at, self.roots.as_deref());
-        #[cfg(not(unix))]
-        sys::open(&at)
+        sys::open(&at, self.roots.as_deref())
     }
 
     fn read_at(&self, file: &File, offset: u64, len: usize) -> Result<Bytes, StorageError> {
@@ -298,10 +295,7 @@ impl Storage for DiskStorage {
     }
 
     fn list(&self, root: &str, path: &str) -> Result<Vec<DirEntry>, StorageError> {
-        #[cfg(unix)]
-        return dirs::list(&Beneath::new(root, path)?, self.roots.as_deref());
-        #[cfg(not(unix))]
-        dirs::list(&Beneath::new(root, path)?)
+        dirs::list(&Beneath::new(root, path)?, self.roots.as_deref())
     }
 
     #[cfg(unix)]

@@ -2,13 +2,13 @@
 //! opened by name. The engine's check still holds for a disk nobody moves; a directory swapped
 //! for a link between the check and the open is not refused here (docs/security.md).
 
-use super::{kind_of, metadata, os_error, temp_name, Beneath, DiskStorage, WriteStep, TEMP_ATTEMPTS};
+use super::{kind_of, metadata, os_error, temp_name, Beneath, DiskStorage, KeptRoots, WriteStep, TEMP_ATTEMPTS};
 use crate::storage::{FileKind, Metadata, StorageError, StorageErrorKind};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::Path;
 
-pub(super) fn open(at: &Beneath) -> Result<(Option<File>, Metadata), StorageError> {
+pub(super) fn open(at: &Beneath, _kept: Option<&KeptRoots>) -> Result<(Option<File>, Metadata), StorageError> {
     open_path(Path::new(at.path))
 }
 

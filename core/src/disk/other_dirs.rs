@@ -3,7 +3,7 @@
 //! parent swapped for a junction between the check and the call is not refused here
 //! (docs/security.md).
 
-use super::{metadata, os_error, Beneath};
+use super::{metadata, os_error, Beneath, KeptRoots};
 use crate::storage::{DirEntry, StorageError, StorageErrorKind};
 use std::fs;
 use std::io;
@@ -11,7 +11,7 @@ use std::path::Path;
 
 /// The entries of the directory `at`, each described without following it; an entry removed
 /// meanwhile, or whose name is not Unicode, is left out.
-pub(super) fn list(at: &Beneath) -> Result<Vec<DirEntry>, StorageError> {
+pub(super) fn list(at: &Beneath, _kept: Option<&KeptRoots>) -> Result<Vec<DirEntry>, StorageError> {
     let dir = Path::new(at.path);
     let mut listed = Vec::new();
     for entry in fs::read_dir(dir).map_err(|e| os_error(e, "list", dir))? {

@@ -10,14 +10,14 @@ use super::win_walk::{
     create_below, created, open_root, open_volume, remove_made, step, walk, Dir, Open, SysError, SysKind, System,
     ATTR_DIRECTORY,
 };
-use super::{kind_of, temp_name, Beneath, DiskStorage, WriteStep, TEMP_ATTEMPTS};
+use super::{kind_of, temp_name, Beneath, DiskStorage, KeptRoots, WriteStep, TEMP_ATTEMPTS};
 use crate::path::{AbsPath, Style};
 use crate::storage::{FileKind, Metadata, StorageError, StorageErrorKind};
 use std::fs::File;
 use std::io::{self, Write};
 use std::os::windows::io::OwnedHandle;
 
-pub(super) fn open(at: &Beneath) -> Result<(Option<File>, Metadata), StorageError> {
+pub(super) fn open(at: &Beneath, _kept: Option<&KeptRoots>) -> Result<(Option<File>, Metadata), StorageError> {
     let root = open_root(&Nt, at).map_err(|e| e.to_storage("open the root of", at.path))?;
     let handle = match at.rel.split_last() {
         None => root.handle,
@@ -55,7 +55,7 @@ pub(super) fn open_path(path: &std::path::Path) -> Result<(Option<File>, Metadat
         Style::Posix => return Err(refuse("not a Windows path")),
     };
     let at = Beneath::new(&volume, normal.as_str())?;
-    open(&at)
+    open(&at, None)
 }
 
 pub(super) fn make_dirs(at: &Beneath) -> Result<(), StorageError> {

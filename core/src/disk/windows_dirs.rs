@@ -14,7 +14,7 @@ use super::nt::{self, Nt};
 use super::nt_dirs;
 use super::win_dirs::{dir_entry, verify};
 use super::win_walk::{created, entry_of, open_root, walk, Open, SysError, SysKind, System};
-use super::Beneath;
+use super::{Beneath, KeptRoots};
 use crate::storage::{DirEntry, StorageError, StorageErrorKind};
 use windows_sys::Wdk::Storage::FileSystem::FILE_DIRECTORY_FILE;
 
@@ -22,7 +22,7 @@ use windows_sys::Wdk::Storage::FileSystem::FILE_DIRECTORY_FILE;
 /// described by its directory entry without opening it: a symlink or junction is listed as a
 /// link, never followed. An entry whose name is not valid Unicode is left out (no engine path
 /// can name it).
-pub(super) fn list(at: &Beneath) -> Result<Vec<DirEntry>, StorageError> {
+pub(super) fn list(at: &Beneath, _kept: Option<&KeptRoots>) -> Result<Vec<DirEntry>, StorageError> {
     let root = open_root(&Nt, at).map_err(|e| e.to_storage("open the root of", at.path))?;
     // The walk queries a directory's entries only for its children's names, so the handle of the
     // last directory has no name mask yet (the first query's mask stays with a handle).
