@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
-# Builds @acp-fs/wasm (npm/wasm) from the acp-fs-wasm crate:
-#   cargo (release, wasm32-unknown-unknown) -> wasm-bindgen --target web -> wasm-opt -Oz,
-# twice (the fs/* module and the full one), then copies the shared driver, types and adapters
-# into the package so `npm pack` is self-contained. Idempotent; prints each .wasm's size raw and
-# gzipped.
+# Builds @acp-fs/wasm (npm/wasm) from the acp-fs-wasm crate: cargo (wasm32-unknown-unknown) ->
+# wasm-bindgen --target web -> wasm-opt -Oz, twice (the fs/* module and the full one), then
+# copies the shared driver, types and adapters into the package so `npm pack` is self-contained.
+# Idempotent; prints each .wasm's size raw and gzipped.
 #
 # Traps avoided on purpose (docs/toolchain.md#the-wasm-package): no wasm-pack (it downloads tools),
 # no Debian binaryen (its wasm-opt writes modules that fail to instantiate), no `strip` in the
@@ -13,7 +12,6 @@ cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
 
 PKG=npm/wasm
-RAW="${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/acp_fs_wasm.wasm"
 WASM_OPT=node_modules/.bin/wasm-opt
 
 # The CLI must be exactly the version of the wasm-bindgen crate in Cargo.lock: the generated JS
@@ -34,10 +32,11 @@ fi
 # `@acp-fs/wasm` loads and a web page downloads; `pkg-full/` adds the MCP tools and the agent's
 # side (feature `full`), what `@acp-fs/wasm/full` loads. Each cargo build replaces the one .wasm
 # cargo writes, so each is taken through wasm-bindgen before the next.
-module() { # out-dir [cargo args...]
-  local out=$PKG/$1
-  shift
-  cargo build --release --target wasm32-unknown-unknown -p acp-fs-wasm "$@"
+module() { # out-dir cargo-profile [cargo args...]
+  local out=$PKG/$1 profile=$2
+  shift 2
+  local RAW="${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/$profile/acp_fs_wasm.wasm"
+  cargo build --profile "$profile" --target wasm32-unknown-unknown -p acp-fs-wasm "$@"
   rm -rf "$out"
   wasm-bindgen --target web --out-dir "$out" --out-name acp_fs_wasm "$RAW"
   # wasm-bindgen writes a package.json and .gitignore of its own; the package is npm/wasm.
@@ -48,8 +47,10 @@ module() { # out-dir [cargo args...]
   echo "build-wasm: cargo output $(wc -c <"$RAW") bytes; $wasm $(wc -c <"$wasm") bytes raw," \
     "$(gzip -9 -c "$wasm" | wc -c) bytes gzip -9; JS glue $(wc -c <"$out/acp_fs_wasm.js") bytes"
 }
-module pkg
-module pkg-full --features full
+# The fs/* module is built with the `wasm-fs` profile (Cargo.toml says why), the full one with
+# `release`.
+module pkg wasm-fs
+module pkg-full release --features full
 
 # The shared driver, the types and the adapters, copied so the package stands alone.
 copy_dir() { # src dst pattern...
