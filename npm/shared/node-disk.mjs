@@ -86,6 +86,24 @@ function keepBytes(name, max) {
   return out;
 }
 
+let pathChecksWarned = false;
+/**
+ * Said once per process, when a disk storage first has to check by path: that road narrows the
+ * race with an agent that swaps a directory for a link, but cannot close it (docs/security.md),
+ * and a host on macOS or Windows may not know it took it (the wasm fallback, `storage: fs.promises`).
+ */
+function warnPathChecks() {
+  if (pathChecksWarned) return;
+  pathChecksWarned = true;
+  globalThis.process?.emitWarning?.(
+    'the JS disk storage has no /proc/self/fd here, so it checks each path before and after using it: ' +
+      'that narrows, but does not close, the race with an agent that swaps a directory for a symlink or ' +
+      "junction while its request runs (docs/security.md). For the local disk use @acp-fs/node's native " +
+      "backend (AcpFs.backend === 'native'; AcpFs.backendReason says why it did not load).",
+    { type: 'SecurityWarning', code: 'ACP_FS_PATH_CHECKED_DISK' },
+  );
+}
+
 /**
  * Marks a storage whose open handles are the process's own file descriptors on a POSIX system:
  * closing one changes nothing another call can see, so a request ends without waiting for its
@@ -135,6 +153,7 @@ export function fromNodeDisk(fs = builtinFs(), { procfs = true } = {}) {
       } catch {
         procChecked = false;
       }
+      if (!procChecked) warnPathChecks();
     }
     return procChecked;
   };

@@ -251,3 +251,56 @@ describe('fromNodeDisk on a real temp dir', () => {
     await assert.rejects(fs.readTextFile({ sessionId: 's', path: join(root, 'fifo') }), (e) => e.code === 'not_a_file');
   });
 });
+
+// Without /proc (macOS, Windows, a container without procfs) the JS disk checks paths, which
+// narrows the race but cannot close it (docs/security.md): the host must be told, once, both by
+// the storage that takes that road and by the fallback's backendReason. Each case runs in a child
+// so the once-per-process state and the platform are its own.
+describe('where the JS disk checks by path, the host is told', () => {
+  const here = new URL('.', import.meta.url).pathname;
+  const child = (code, env = {}) => {
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd: here, env: { ...process.env, ...env }, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  };
+  const warnings = (procfs) => `
+    import * as nodeFs from 'node:fs';
+    import { fromNodeDisk } from '../../npm/shared/node-disk.mjs';
+    const seen = [];
+    process.on('warning', (w) => seen.push({ name: w.name, code: w.code, message: w.message }));
+    const dir = nodeFs.mkdtempSync('/tmp/acpfs-warn-');
+    nodeFs.writeFileSync(dir + '/a.txt', 'a');
+    for (const disk of [fromNodeDisk(nodeFs, { procfs: ${procfs} }), fromNodeDisk(nodeFs, { procfs: ${procfs} })]) {
+      const { handle } = await disk.openFile(dir, dir + '/a.txt');
+      await handle.close();
+    }
+    nodeFs.rmSync(dir, { recursive: true });
+    setImmediate(() => console.log(JSON.stringify(seen)));`;
+
+  test('the first storage that checks by path warns once per process, naming the native backend', () => {
+    const seen = child(warnings(false));
+    assert.equal(seen.length, 1, JSON.stringify(seen));
+    assert.equal(seen[0].name, 'SecurityWarning');
+    assert.equal(seen[0].code, 'ACP_FS_PATH_CHECKED_DISK');
+    assert.match(seen[0].message, /narrows, but does not close/);
+    assert.match(seen[0].message, /AcpFs\.backend === 'native'/);
+  });
+
+  test('a storage that checks descriptors through /proc says nothing', { skip: process.platform !== 'linux' && 'needs /proc' }, () => {
+    assert.deepEqual(child(warnings(true)), []);
+  });
+
+  const reason = (platform) => `
+    import { createRequire } from 'node:module';
+    Object.defineProperty(process, 'platform', { value: '${platform}' });
+    const { AcpFs } = createRequire(import.meta.url)('../../npm/node/index.cjs');
+    console.log(JSON.stringify({ backend: AcpFs.backend, reason: AcpFs.backendReason }));`;
+
+  test('the wasm fallback\'s backendReason says so on a host without /proc, and only there', { skip: process.platform !== 'linux' && 'needs /proc' }, () => {
+    const darwin = child(reason('darwin'), { ACP_FS_FORCE_WASM: '1' });
+    assert.equal(darwin.backend, 'wasm');
+    assert.match(darwin.reason, /ACP_FS_FORCE_WASM=1 forces the wasm engine; without \/proc\/self\/fd its local disk checks paths, which narrows but does not close the race/);
+    const linux = child(reason('linux'), { ACP_FS_FORCE_WASM: '1' });
+    assert.equal(linux.reason, 'ACP_FS_FORCE_WASM=1 forces the wasm engine');
+  });
+});
