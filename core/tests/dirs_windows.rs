@@ -212,7 +212,8 @@ fn refuses_paths_outside_the_root() {
 /// Links swapped in after the engine's check: under Wine the cross test lays out a tree with
 /// Unix symlinks on the Linux side (Windows code under Wine 8 cannot make a link) and names it
 /// in `ACP_FS_WINE_LINKS`: `root\{a.txt, b.txt, sub\, link → outside, file-link →
-/// outside\secret.txt, dangling → root\nowhere}` and `outside\{secret.txt, inner\}`. Nothing is listed, moved,
+/// outside\secret.txt, near-link → root\b.txt, dangling → root\nowhere}` and
+/// `outside\{secret.txt, inner\}`. Nothing is listed, moved,
 /// created or removed through a link. Without the variable (a plain Windows run, where making a
 /// link takes privileges) there is nothing to test here, and it says so.
 #[test]
@@ -244,6 +245,9 @@ fn links_lead_nowhere_outside() {
     // A link to a file moves as itself or not at all (Wine shows it as the file it leads to):
     // never what it leads to (the Linux side checks `outside` and what arrived in `sub`).
     let _ = s.rename(&root, &p(r"root\file-link"), &p(r"root\sub\moved-link"));
+    // So does one to a file beside it, which passes every check but the name its open reached.
+    let _ = s.rename(&root, &p(r"root\near-link"), &p(r"root\sub\near-moved"));
+    assert_eq!(fs::read_to_string(p("root\\b.txt")).unwrap(), "inside b", "the file the link leads to stays");
     assert_eq!(kind_of(s.remove_dir(&root, &p(r"root\link\inner"))), StorageErrorKind::SymlinkEscape);
     // The link itself is not a directory to remove.
     assert!(s.remove_dir(&root, &p(r"root\link")).is_err());

@@ -14,17 +14,17 @@
 // them (ACP_FS_CROSS unset) these are skipped with the reason.
 
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import * as nodeFs from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, join } from 'node:path';
 import { test } from 'node:test';
 import { snapshot } from '../node/race-kit.mjs';
-import { missing, root, wine, wineDrive as drive, winePrefix, winNode } from './kit.mjs';
+import { missing, root, underWine, wine, wineDrive as drive, winePrefix, winNode } from './kit.mjs';
 import { wineRace } from './wine/race-run.mjs';
 
 const addon = join(root, 'npm', 'node', 'acp-fs.win32-x64-gnu.node');
 
-/** `base/root/{a.txt, b.txt, sub/, link → outside, file-link, dangling}`, `base/outside/{secret.txt, inner/}`. */
+/** `base/root/{a.txt, b.txt, sub/, link → outside, file-link, near-link → b.txt, dangling}`, `base/outside/{secret.txt, inner/}`. */
 function layOut(t) {
   const base = nodeFs.mkdtempSync(join(drive, 'acpfs-dirs-'));
   t.after(() => nodeFs.rmSync(base, { recursive: true, force: true }));
@@ -37,21 +37,9 @@ function layOut(t) {
   nodeFs.writeFileSync(join(outside, 'secret.txt'), 'OUTSIDE');
   nodeFs.symlinkSync(outside, join(inside, 'link'));
   nodeFs.symlinkSync(join(outside, 'secret.txt'), join(inside, 'file-link'));
+  nodeFs.symlinkSync(join(inside, 'b.txt'), join(inside, 'near-link'));
   nodeFs.symlinkSync(join(inside, 'nowhere'), join(inside, 'dangling'));
   return { base, windows: `C:\\${basename(base)}`, inside, outside };
-}
-
-/** Runs `args` under Wine with output to a file (Wine's console cannot write to a pipe). */
-function underWine(label, args, env, timeout = 10 * 60_000) {
-  const log = join(nodeFs.mkdtempSync(join(root, 'target', 'wine-dirs-')), `${label}.log`);
-  const fd = nodeFs.openSync(log, 'w');
-  const childEnv = { ...process.env, WINEPREFIX: winePrefix, WINEDEBUG: '-all', ...env };
-  delete childEnv.NODE_TEST_CONTEXT;
-  const r = spawnSync(wine, args, { cwd: root, stdio: ['ignore', fd, fd], env: childEnv, timeout });
-  nodeFs.closeSync(fd);
-  const out = nodeFs.readFileSync(log, 'utf8');
-  nodeFs.rmSync(dirname(log), { recursive: true, force: true });
-  return { status: r.status ?? r.signal, out };
 }
 
 test(
@@ -88,6 +76,11 @@ test(
     assert.equal(where.length, 1, `the link is in one place: ${where}`);
     assert.ok(nodeFs.lstatSync(where[0]).isSymbolicLink(), `${where[0]} is still the link`);
     t.diagnostic(`the link to a file under Wine: ${where[0] === moved ? 'moved as itself' : 'refused, left in place'}`);
+    // So did the link to a file beside it (Wine opens the file and lists the link as it).
+    const near = [join(tree.inside, 'sub', 'near-moved'), join(tree.inside, 'near-link')].filter((p) => nodeFs.lstatSync(p, { throwIfNoEntry: false }));
+    assert.equal(near.length, 1, `the link is in one place: ${near}`);
+    assert.ok(nodeFs.lstatSync(near[0]).isSymbolicLink(), `${near[0]} is still the link`);
+    assert.equal(nodeFs.readFileSync(join(tree.inside, 'b.txt'), 'utf8'), 'inside b', 'the file it leads to stayed');
   },
 );
 

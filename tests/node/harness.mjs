@@ -149,9 +149,10 @@ export function prefixVector(vector, prefix, sep = '/') {
     ...(Array.isArray(c.createdDirs) ? { createdDirs: c.createdDirs.map(px) } : {}),
   });
   // Tool answers are text: every absolute path in them (a line's start, after a space, in a
-  // file: URI) is the vector's, so it moves under the prefix too.
-  const pxText = (t) =>
-    t.replace(/(^|[\s(])(\/[^\s]*)/gm, (_, a, p) => a + px(p)).replace(/file:\/\/(\/[^\s"]*)/g, (_, p) => `file://${px(p)}`);
+  // file: URI) is the vector's, so it moves under the prefix too. A drive path's URI is
+  // `file:///C:/...` (RFC 8089).
+  const uri = (p) => (sep === '/' ? `file://${px(p)}` : `file:///${px(p).replaceAll('\\', '/')}`);
+  const pxText = (t) => t.replace(/(^|[\s(])(\/[^\s]*)/gm, (_, a, p) => a + px(p)).replace(/file:\/\/(\/[^\s"]*)/g, (_, p) => uri(p));
   const pxDeep = (x) =>
     typeof x === 'string' ? pxText(x) : Array.isArray(x) ? x.map(pxDeep) : x && typeof x === 'object' ? Object.fromEntries(Object.entries(x).map(([k, y]) => [k, pxDeep(y)])) : x;
   /** A `tool` call's arguments (`path`, `paths`, `source`, `destination`) and what it expects. */
@@ -236,15 +237,21 @@ function lstatOrNull(path) {
   }
 }
 
-/** Lays the vector's files out under a fresh real temp dir (already prefixed paths). */
-function layOutDisk(vector) {
+/**
+ * Lays the vector's files out (paths already prefixed). `local` gives the path this process makes
+ * a path of the vector at, and that of an absolute link target: itself here, the Linux path in the
+ * Wine prefix's drive for a tree laid out from Linux for Windows code (tests/cross/wine-vectors.test.mjs).
+ */
+export function layOutDisk(vector, local = (p) => p) {
+  const target = (t) => (/^(?:\/|[A-Za-z]:\\)/.test(t) ? local(t) : t);
   for (const [path, c] of fileEntries(vector)) {
-    nodeFs.mkdirSync(dirname(path), { recursive: true });
-    if (isFileContent(c)) nodeFs.writeFileSync(path, bytesOf(c));
-    else if (isHardlink(c)) nodeFs.linkSync(c.hardlink, path);
-    else if (c.symlink !== undefined) nodeFs.symlinkSync(c.symlink, path);
-    else if (c.dir) nodeFs.mkdirSync(path, { recursive: true });
-    else if (c.special) execFileSync('mkfifo', [path]);
+    const at = local(path);
+    nodeFs.mkdirSync(dirname(at), { recursive: true });
+    if (isFileContent(c)) nodeFs.writeFileSync(at, bytesOf(c));
+    else if (isHardlink(c)) nodeFs.linkSync(local(c.hardlink), at);
+    else if (c.symlink !== undefined) nodeFs.symlinkSync(target(c.symlink), at);
+    else if (c.dir) nodeFs.mkdirSync(at, { recursive: true });
+    else if (c.special) execFileSync('mkfifo', [at]);
     else throw new TypeError(`unknown file entry at ${path}: ${JSON.stringify(c)}`);
   }
 }
@@ -299,14 +306,16 @@ function memfsBackend(ranged) {
 /**
  * Why a vector cannot run on the Windows disk (under Wine), or undefined. Its POSIX paths are
  * laid out below a `C:\\` temp dir in Windows form; what Windows or Wine cannot hold is left out.
+ * `linksFromLinux`: the tree is laid out from the Linux side of Wine, which can make its symlinks
+ * (tests/cross/wine-vectors.test.mjs).
  */
-function windowsDiskSkipReason(vector, makeStorage) {
+function windowsDiskSkipReason(vector, makeStorage, linksFromLinux) {
   if (makeStorage) return 'on Windows the JS storages are not run over the disk (the native disk is)';
   const posix = diskSkipReason(vector);
   if (posix) return posix;
   const entries = [...fileEntries(vector)];
-  if (entries.some(([, c]) => c && typeof c === 'object' && c.symlink !== undefined)) {
-    return 'Wine 8 cannot make a symlink from Windows code (docs/security.md)';
+  if (!linksFromLinux && entries.some(([, c]) => c && typeof c === 'object' && c.symlink !== undefined)) {
+    return 'Windows code under Wine 8 cannot make a symlink: tests/cross/wine-vectors.test.mjs lays these out from Linux (docs/security.md)';
   }
   if (entries.some(([, c]) => c && typeof c === 'object' && c.special)) return 'Windows has no FIFOs';
   if (typeof vector.raw === 'string') return 'a raw message names POSIX paths byte for byte';
@@ -318,36 +327,71 @@ function windowsDiskSkipReason(vector, makeStorage) {
   return undefined;
 }
 
-/** `full`: the storage always has every capability (vectors that take one away are skipped). */
+/**
+ * A backend over a real temp dir. `full`: the storage always has every capability (vectors that
+ * take one away are skipped). Besides `prepare`, `skipReason` and `onDisk` serve a tree laid out
+ * by another process (`laidOut`).
+ */
 function diskBackend(name, ranged, makeStorage, { full = !makeStorage } = {}) {
-  return {
+  const backend = {
     name,
     ranged,
-    prepare(original) {
-      const windows = process.platform === 'win32';
-      const reason = windows ? windowsDiskSkipReason(original, makeStorage) : diskSkipReason(original);
-      if (reason) return { skip: reason };
+    /**
+     * Why this backend cannot run `original` on the disk of this platform (or Windows', with
+     * `windows`), or undefined.
+     */
+    skipReason(original, { windows = process.platform === 'win32', linksFromLinux = false } = {}) {
+      const reason = windows ? windowsDiskSkipReason(original, makeStorage, linksFromLinux) : diskSkipReason(original);
+      if (reason) return reason;
       const flags = storageTraits(original, ranged);
       if (full && (!flags.write || !flags.realpath || !flags.symlinks || !flags.list || !ranged)) {
-        return { skip: `${name} always has every capability (write, symlinks, realpath, listing, ranged reads)` };
+        return `${name} always has every capability (write, symlinks, realpath, listing, ranged reads)`;
       }
+      return undefined;
+    },
+    prepare(original) {
+      const reason = backend.skipReason(original);
+      if (reason) return { skip: reason };
       const dir = makeTempDir();
-      const vector = prefixVector(original, dir, windows ? '\\' : '/');
+      const vector = prefixVector(original, dir, process.platform === 'win32' ? '\\' : '/');
       try {
         layOutDisk(vector);
       } catch (e) {
         nodeFs.rmSync(dir, { recursive: true, force: true });
         throw e;
       }
+      return backend.onDisk(vector, dir, () => nodeFs.rmSync(dir, { recursive: true, force: true }));
+    },
+    /** The run over `vector`'s tree, laid out below `dir` (the vector already prefixed with it). */
+    onDisk(vector, dir, cleanup) {
       return {
         vector,
         prefix: dir,
-        storage: makeStorage ? makeStorage(flags) : undefined,
+        storage: makeStorage ? makeStorage(storageTraits(vector, ranged)) : undefined,
         read: (p) => (lstatOrNull(p)?.isFile() ? nodeFs.readFileSync(p) : null),
         write: (p, bytes) => (bytes === null ? nodeFs.rmSync(p) : nodeFs.writeFileSync(p, bytes)),
         exists: (p) => lstatOrNull(p) !== null,
-        cleanup: () => nodeFs.rmSync(dir, { recursive: true, force: true }),
+        cleanup,
       };
+    },
+  };
+  return backend;
+}
+
+/**
+ * `backend` (a disk backend) over trees another process laid out and will remove: `prefixes` maps
+ * a vector's name to the directory its tree is below, in this platform's form (the vector is
+ * prefixed with it as `prepare` would). Vectors not in it are skipped.
+ */
+export function laidOut(backend, prefixes) {
+  const sep = process.platform === 'win32' ? '\\' : '/';
+  return {
+    name: `${backend.name} (laid out beforehand)`,
+    ranged: backend.ranged,
+    prepare(original) {
+      const dir = prefixes[original.name];
+      if (dir === undefined) return { skip: 'not laid out' };
+      return backend.onDisk(prefixVector(original, dir, sep), dir, () => {});
     },
   };
 }

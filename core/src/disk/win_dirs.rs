@@ -55,7 +55,8 @@ fn unix_nanos(ticks: i64) -> Option<u64> {
 /// itself: directly below `dir` (its final path) and the file its directory entry lists (same id,
 /// a link exactly where the entry is one). `links`: a symlink or junction held as itself (as
 /// Windows opens one) may be the entry; under Wine, which follows a Unix symlink regardless,
-/// such an entry never passes.
+/// such an entry never passes (one to a file of the same directory is told by its final path's
+/// name).
 pub(super) fn verify<S: System>(
     sys: &S,
     dir: &Dir<S::Handle>,
@@ -70,6 +71,12 @@ pub(super) fn verify<S: System>(
     }
     let path = sys.final_path(&handle)?;
     if !directly_below(&dir.path, &path) && !directly_below(&sys.final_path(&dir.handle)?, &path) {
+        return Err(SysError::escape(&format!("{name} leads to {path}")));
+    }
+    // Under Wine a link to another file of the same directory passes that and the entry's id
+    // (listed as the file it leads to); the final path names that file, not the link.
+    let reached = path.rsplit('\\').next().unwrap_or("");
+    if sys.follows_file_links() && reached.to_lowercase() != name.to_lowercase() {
         return Err(SysError::escape(&format!("{name} leads to {path}")));
     }
     // A fresh handle of the directory: a handle's listing keeps the name of its first query.
@@ -138,9 +145,11 @@ mod tests {
         id: u64,
     }
 
-    /// Answers for one check: the parent's entry of the name (attributes, tag, id), if any.
+    /// Answers for one check: the parent's entry of the name (attributes, tag, id), if any;
+    /// `wine`: opens follow links to files.
     struct Fake {
         entry: Option<(u32, u32, u64)>,
+        wine: bool,
     }
 
     impl System for Fake {
@@ -164,7 +173,7 @@ mod tests {
         }
         fn discard(&self, _: &H) {}
         fn follows_file_links(&self) -> bool {
-            false
+            self.wine
         }
         fn holds(&self, _: &H, _: u64) -> Result<bool, SysError> {
             Ok(true)
@@ -181,7 +190,7 @@ mod tests {
     }
 
     fn check(entry: Option<(u32, u32, u64)>, h: H, links: bool) -> Result<H, SysError> {
-        verify(&Fake { entry }, &parent(), "x", h, links)
+        verify(&Fake { entry, wine: false }, &parent(), "x", h, links)
     }
 
     #[test]
@@ -220,5 +229,18 @@ mod tests {
         for entry in [(ATTR_DIRECTORY | ATTR_REPARSE_POINT, 0, 3), (ATTR_REPARSE_POINT, SYMLINK, 3)] {
             assert_eq!(check(Some(entry), followed.clone(), true).unwrap_err().kind, SysKind::Escape, "{entry:?}");
         }
+    }
+
+    #[test]
+    fn under_wine_a_link_to_another_file_of_its_directory_is_refused() {
+        // Wine follows a Unix symlink to a file even with FILE_OPEN_REPARSE_POINT and lists the
+        // link as that file, its id included: `x`, a link to `a.txt` beside it, opens as a.txt,
+        // in the right directory, with the id its entry lists. Only the final path tells.
+        let target = opened(0x20, 0, r"\Device\V\p\a.txt", 7);
+        let wine = Fake { entry: Some((0x20, 0, 7)), wine: true };
+        assert_eq!(verify(&wine, &parent(), "x", target.clone(), true).unwrap_err().kind, SysKind::Escape);
+        // The file itself, asked for in another case (Wine finds names regardless of case).
+        assert!(verify(&wine, &parent(), "a.txt", target.clone(), true).is_ok());
+        assert!(verify(&wine, &parent(), "A.TXT", target, true).is_ok());
     }
 }
