@@ -2,7 +2,8 @@
 //! `step`, in a small tagged layout, straight into wasm memory ([`room`]); read here into the
 //! core's [`HostAnswer`] through its own `Deserialize` (the core's serde derive decides what is
 //! an answer, as it did from JSON text). The answer's bytes have a room of their own
-//! ([`super::bytes_room`]), which the engine then keeps.
+//! ([`super::bytes_room`]), which the engine then keeps. The first step of a request with small
+//! flat params comes the same way: its method and params ([`request`]), as a JSON value.
 //!
 //! Why not JSON text: a small read's answer (`{file, metadata, bytes: true}`) cost a
 //! `JSON.stringify`, a string copied into wasm and a serde_json parse, about half a microsecond
@@ -34,6 +35,7 @@ use super::outbox::{ARRAY, FALSE, NULL, NUMBER, OBJECT, TEXT, TRUE};
 use acp_fs::host::HostAnswer;
 use serde::de::{self, DeserializeSeed, Deserializer, IntoDeserializer, Visitor};
 use serde::Deserialize;
+use serde_json::Value;
 use std::cell::RefCell;
 use std::fmt;
 
@@ -44,26 +46,26 @@ pub const NOT_JSON: u8 = 12;
 /// A value nested deeper than the guard writes.
 pub const DEEP: u8 = 13;
 
-/// The layout is no answer. Why is not kept: the core reports every answer a binding could not
-/// convert with one text, whatever the binding's reason.
+/// The layout is not a value of the form asked for. Why is not kept: the core reports every
+/// answer a binding could not convert with one text, whatever the binding's reason.
 #[derive(Debug)]
-pub struct NotAnAnswer;
+pub struct Malformed;
 
-impl fmt::Display for NotAnAnswer {
+impl fmt::Display for Malformed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("not an answer")
+        f.write_str("the inbox holds no value of that form")
     }
 }
 
-impl std::error::Error for NotAnAnswer {}
+impl std::error::Error for Malformed {}
 
-impl de::Error for NotAnAnswer {
+impl de::Error for Malformed {
     fn custom<T: fmt::Display>(_: T) -> Self {
-        NotAnAnswer
+        Malformed
     }
 }
 
-type Result<T> = std::result::Result<T, NotAnAnswer>;
+type Result<T> = std::result::Result<T, Malformed>;
 
 thread_local! {
     /// Where the guard writes the next answer's layout (kept: a read allocates nothing for it).
@@ -83,20 +85,27 @@ pub fn room(len: u32) -> u32 {
 
 /// The answer the guard wrote in the first `len` bytes of the room.
 pub fn answer(len: u32) -> Result<HostAnswer> {
-    LAYOUT.with(|layout| read(layout.borrow().get(..len as usize).ok_or(NotAnAnswer)?))
+    LAYOUT.with(|layout| read(layout.borrow().get(..len as usize).ok_or(Malformed)?))
 }
 
-/// The answer `layout` holds: all of it, one value.
-fn read(layout: &[u8]) -> Result<HostAnswer> {
+/// A request's method and params the guard wrote in the first `len` bytes of the room, as an
+/// array of the two (small flat params: what `JSON.parse` of their JSON text gives, and the
+/// value serde_json made of that text).
+pub fn request(len: u32) -> Result<(String, Value)> {
+    LAYOUT.with(|layout| read(layout.borrow().get(..len as usize).ok_or(Malformed)?))
+}
+
+/// The `T` `layout` holds: all of it, one value.
+fn read<'de, T: Deserialize<'de>>(layout: &'de [u8]) -> Result<T> {
     if layout.first() == Some(&NOT_JSON) {
-        return Err(NotAnAnswer);
+        return Err(Malformed);
     }
     let mut reader = Reader { layout, at: 0 };
-    let answer = HostAnswer::deserialize(&mut reader)?;
+    let value = T::deserialize(&mut reader)?;
     if reader.at == layout.len() {
-        Ok(answer)
+        Ok(value)
     } else {
-        Err(NotAnAnswer)
+        Err(Malformed)
     }
 }
 
@@ -107,19 +116,19 @@ struct Reader<'de> {
 
 impl<'de> Reader<'de> {
     fn tag(&mut self) -> Result<u8> {
-        let tag = *self.layout.get(self.at).ok_or(NotAnAnswer)?;
+        let tag = *self.layout.get(self.at).ok_or(Malformed)?;
         self.at += 1;
         Ok(tag)
     }
 
     fn peek(&self) -> Result<u8> {
-        self.layout.get(self.at).copied().ok_or(NotAnAnswer)
+        self.layout.get(self.at).copied().ok_or(Malformed)
     }
 
     fn take<const N: usize>(&mut self) -> Result<[u8; N]> {
-        let bytes = self.layout.get(self.at..self.at + N).ok_or(NotAnAnswer)?;
+        let bytes = self.layout.get(self.at..self.at + N).ok_or(Malformed)?;
         self.at += N;
-        bytes.try_into().map_err(|_| NotAnAnswer)
+        bytes.try_into().map_err(|_| Malformed)
     }
 
     fn count(&mut self) -> Result<u32> {
@@ -129,9 +138,9 @@ impl<'de> Reader<'de> {
     /// The text after a [`TEXT`] tag.
     fn text(&mut self) -> Result<&'de str> {
         let n = self.count()? as usize;
-        let bytes = self.layout.get(self.at..self.at + n).ok_or(NotAnAnswer)?;
+        let bytes = self.layout.get(self.at..self.at + n).ok_or(Malformed)?;
         self.at += n;
-        std::str::from_utf8(bytes).map_err(|_| NotAnAnswer)
+        std::str::from_utf8(bytes).map_err(|_| Malformed)
     }
 
     /// Past the next value, however deep (a count of values still to pass, no recursion).
@@ -145,13 +154,13 @@ impl<'de> Reader<'de> {
                 TEXT => self.at += self.count()? as usize,
                 ARRAY => left += u64::from(self.count()?),
                 OBJECT => left += 2 * u64::from(self.count()?),
-                _ => return Err(NotAnAnswer),
+                _ => return Err(Malformed),
             }
         }
         if self.at <= self.layout.len() {
             Ok(())
         } else {
-            Err(NotAnAnswer)
+            Err(Malformed)
         }
     }
 }
@@ -173,7 +182,7 @@ fn number<'de, V: Visitor<'de>>(n: f64, visitor: V) -> Result<V::Value> {
 }
 
 impl<'de> Deserializer<'de> for &mut Reader<'de> {
-    type Error = NotAnAnswer;
+    type Error = Malformed;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.tag()? {
@@ -183,7 +192,7 @@ impl<'de> Deserializer<'de> for &mut Reader<'de> {
             NUMBER => {
                 let n = f64::from_le_bytes(self.take()?);
                 if !n.is_finite() {
-                    return Err(NotAnAnswer);
+                    return Err(Malformed);
                 }
                 number(n, visitor)
             }
@@ -196,11 +205,11 @@ impl<'de> Deserializer<'de> for &mut Reader<'de> {
                 if items.left == 0 {
                     Ok(value)
                 } else {
-                    Err(NotAnAnswer)
+                    Err(Malformed)
                 }
             }
             OBJECT => self.map(visitor),
-            _ => Err(NotAnAnswer),
+            _ => Err(Malformed),
         }
     }
 
@@ -216,7 +225,7 @@ impl<'de> Deserializer<'de> for &mut Reader<'de> {
     fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.tag()? {
             NULL => visitor.visit_unit(),
-            _ => Err(NotAnAnswer),
+            _ => Err(Malformed),
         }
     }
 
@@ -232,7 +241,7 @@ impl<'de> Deserializer<'de> for &mut Reader<'de> {
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.tag()? {
             OBJECT => self.map(visitor),
-            _ => Err(NotAnAnswer),
+            _ => Err(Malformed),
         }
     }
 
@@ -246,7 +255,7 @@ impl<'de> Deserializer<'de> for &mut Reader<'de> {
         match self.tag()? {
             TEXT => visitor.visit_enum(self.text()?.into_deserializer()),
             OBJECT if self.count()? == 1 => visitor.visit_enum(self),
-            _ => Err(NotAnAnswer),
+            _ => Err(Malformed),
         }
     }
 
@@ -270,7 +279,7 @@ impl<'de> Reader<'de> {
         if members.left == 0 {
             Ok(value)
         } else {
-            Err(NotAnAnswer)
+            Err(Malformed)
         }
     }
 }
@@ -282,7 +291,7 @@ struct Items<'r, 'de> {
 }
 
 impl<'de> de::SeqAccess<'de> for Items<'_, 'de> {
-    type Error = NotAnAnswer;
+    type Error = Malformed;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
         if self.left == 0 {
@@ -298,7 +307,7 @@ impl<'de> de::SeqAccess<'de> for Items<'_, 'de> {
 }
 
 impl<'de> de::MapAccess<'de> for Items<'_, 'de> {
-    type Error = NotAnAnswer;
+    type Error = Malformed;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
         if self.left == 0 {
@@ -319,7 +328,7 @@ impl<'de> de::MapAccess<'de> for Items<'_, 'de> {
 
 /// An enum as an object of one member: its name the variant, its value the variant's.
 impl<'de> de::EnumAccess<'de> for &mut Reader<'de> {
-    type Error = NotAnAnswer;
+    type Error = Malformed;
     type Variant = Self;
 
     fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self)> {
@@ -329,7 +338,7 @@ impl<'de> de::EnumAccess<'de> for &mut Reader<'de> {
 }
 
 impl<'de> de::VariantAccess<'de> for &mut Reader<'de> {
-    type Error = NotAnAnswer;
+    type Error = Malformed;
 
     fn unit_variant(self) -> Result<()> {
         <()>::deserialize(self)

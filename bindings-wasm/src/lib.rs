@@ -140,6 +140,17 @@ impl Engine {
         Some(op)
     }
 
+    /// [`begin`](Self::begin) with the method and the params in the inbox ([`inbox::request`]),
+    /// `len` bytes where [`answer_room`] made room for them: no JSON text, no serde_json. None
+    /// when `method` is not an fs method (or the layout holds no method and params).
+    #[wasm_bindgen(js_name = beginFlat)]
+    pub fn begin_flat(&self, len: u32, wide: bool) -> Option<u32> {
+        let (method, params) = inbox::request(len).ok()?;
+        let op = self.1.hold(self.0.start(&method, Ok(params))?);
+        emit(&self.1.step(op, None, None), wide);
+        Some(op)
+    }
+
     /// A raw JSON-RPC message: what it is goes to the outbox; a call's operation number is
     /// returned.
     pub fn dispatch(&self, message: JsValue) -> Result<Option<u32>, JsValue> {

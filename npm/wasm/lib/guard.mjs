@@ -463,8 +463,8 @@ export function guardBinding(raw) {
     #ended = false;
     /** The audit event of a request a trap ended (the engine cannot give it). */
     #audit;
-    /** `startJson`'s params text while the engine has not started the request: the first step
-     *  starts it too (`begin`, one call into the module instead of two). */
+    /** `startJson`'s params text, or `startFlat`'s params, while the engine has not started the
+     *  request: the first step starts it too (`begin`, one call into the module instead of two). */
     #unstarted;
 
     constructor(rawEngine, id, method, params, pending, unstarted) {
@@ -492,13 +492,17 @@ export function guardBinding(raw) {
       );
     }
 
-    /** The first step of a request `startJson` made: started and stepped in one call. */
+    /** The first step of a request `startJson` or `startFlat` made: started and stepped in one call. */
     #begin() {
-      const text = this.#unstarted;
+      const params = this.#unstarted;
       this.#unstarted = undefined;
       return guard(
         () => {
-          const id = this.#raw.begin(this.#method, text, wideText !== undefined);
+          const wide = wideText !== undefined;
+          const id =
+            typeof params === 'string'
+              ? this.#raw.begin(this.#method, params, wide)
+              : this.#raw.beginFlat(writeAnswer([this.#method, params]), wide);
           if (id === undefined) return { done: this.#end(`${this.#method} is not an fs method of this engine`) };
           this.#id = id;
           return taken();
@@ -507,10 +511,11 @@ export function guardBinding(raw) {
       );
     }
 
-    /** Starts a request `startJson` made that ends (or is asked about) before its first step. */
+    /** Starts a request `startJson` or `startFlat` made that ends (or is asked about) before its first step. */
     #start() {
       if (this.#unstarted === undefined) return;
-      const text = this.#unstarted;
+      const params = this.#unstarted;
+      const text = typeof params === 'string' ? params : JSON.stringify(params);
       this.#unstarted = undefined;
       const id = guard(
         () => this.#raw.startJson(this.#method, text),
@@ -642,6 +647,18 @@ export function guardBinding(raw) {
         return new Operation(this.#raw, null, method, paramsOf(params), undefined, params);
       }
       return this.#started(method, paramsOf(params), () => this.#raw.startJson(method, params));
+    }
+
+    /**
+     * `startJson` with the params themselves: small flat params (`flatParams`: well-formed
+     * strings, finite numbers, booleans and nulls) as the guard writes them into the module's
+     * inbox for the first step (`beginFlat`), no JSON text on either side.
+     */
+    startFlat(method, params) {
+      if (method === info.readMethod || method === info.writeMethod) {
+        return new Operation(this.#raw, null, method, params, undefined, params);
+      }
+      return this.startJson(method, JSON.stringify(params));
     }
 
     /** The guarded operation `start` gave; `params` (or a function reading them) for a trap's audit. */
