@@ -287,7 +287,9 @@ function outboxReader(memory, slotsAt, wideText) {
       case NAME: {
         const address = u32();
         const n = u32();
-        const key = address + n * 2 ** 32;
+        // A small integer where it can be (names sit low in memory and are short): a Map finds
+        // one much faster than a larger number.
+        const key = address < 2 ** 24 && n < 2 ** 6 ? address * 2 ** 6 + n : address + (n + 1) * 2 ** 32;
         let name = names.get(key);
         if (name === undefined) {
           const back = at;
@@ -332,7 +334,9 @@ function outboxReader(memory, slotsAt, wideText) {
   }
 
   return () => {
-    if (heap === undefined || heap.buffer !== memory.buffer) {
+    // Growing the memory detaches the old buffer (an empty view): cheaper to ask than
+    // `memory.buffer`, which costs a call in Chromium.
+    if (heap === undefined || heap.length === 0) {
       heap = new Uint8Array(memory.buffer);
       view = new DataView(memory.buffer);
     }
@@ -361,6 +365,8 @@ export function guardBinding(raw) {
 
   /** Writes an io's answer into the module's inbox (`answerWriter`), made in `ready`. */
   let writeAnswer;
+  /** The module's memory as bytes, for `putBytes` (made again once growing detached it). */
+  let heap;
 
   /**
    * An answer's bytes copied into the module's inbox (`__inbox`): their length, which the raw
@@ -377,8 +383,11 @@ export function guardBinding(raw) {
             : undefined;
     if (view === undefined) return -1;
     const at = raw.__inbox(view.byteLength);
-    // Read `memory.buffer` after the call: making room may have grown the memory.
-    if (at !== 0 && view.byteLength > 0) new Uint8Array(memory.buffer, at, view.byteLength).set(view);
+    if (at !== 0 && view.byteLength > 0) {
+      // Making room may have grown the memory, which detaches the old buffer (an empty view).
+      if (heap === undefined || heap.length === 0) heap = new Uint8Array(memory.buffer);
+      heap.set(view, at);
+    }
     return view.byteLength;
   }
 
