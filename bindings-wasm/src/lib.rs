@@ -1,6 +1,6 @@
 //! wasm-bindgen binding of the acp-fs engine: `docs/binding-interface.md` over [`acp_fs::host`], values converted
-//! with serde (serde-wasm-bindgen in, answers and small params as JSON text; every value out through the outbox,
-//! [`outbox`]) and nothing else: rules, wording, limits and a request's lifecycle are the core's. A panic aborts (a trap); the hook below keeps its message for the guard.
+//! with serde (serde-wasm-bindgen in, small params as JSON text, an io's answer through the inbox, [`inbox`];
+//! every value out through the outbox, [`outbox`]) and nothing else: rules, wording, limits and a request's lifecycle are the core's. A panic aborts (a trap); the hook below keeps its message for the guard.
 
 #[cfg(feature = "full")]
 use acp_fs::host::agent_side;
@@ -140,6 +140,17 @@ impl Engine {
         Some(op)
     }
 
+    /// [`begin`](Self::begin) with the method and the params in the inbox ([`inbox::request`]),
+    /// `len` bytes where [`answer_room`] made room for them: no JSON text, no serde_json. None
+    /// when `method` is not an fs method (or the layout holds no method and params).
+    #[wasm_bindgen(js_name = beginFlat)]
+    pub fn begin_flat(&self, len: u32, wide: bool) -> Option<u32> {
+        let (method, params) = inbox::request(len).ok()?;
+        let op = self.1.hold(self.0.start(&method, Ok(params))?);
+        emit(&self.1.step(op, None, None), wide);
+        Some(op)
+    }
+
     /// A raw JSON-RPC message: what it is goes to the outbox; a call's operation number is
     /// returned.
     pub fn dispatch(&self, message: JsValue) -> Result<Option<u32>, JsValue> {
@@ -167,14 +178,14 @@ impl Engine {
         Ok(op.map(|op| self.1.hold(op)))
     }
 
-    /// Operation `op`'s first step, then the answer to the io it returned as JSON text (small;
-    /// one string instead of a value read member by member), beside `{bytes: true}` the length
-    /// of its bytes in the inbox ([`inbox`]; negative: the host gave no bytes). A
-    /// malformed answer, a step after the end or a panic: `internal`. The step goes to the
-    /// outbox ([`outbox`]); `wide`: text that is not all ASCII (up to 1 MiB) as UTF-16 (the
-    /// guard has a UTF-16 decoder: Node).
-    pub fn step(&self, op: u32, wide: bool, answer: Option<String>, bytes: Option<f64>) {
-        let answer = answer.map(|a| serde_json::from_str::<HostAnswer>(&a).map_err(|e| e.to_string()));
+    /// Operation `op`'s first step, then the answer to the io it returned: its layout, `answer`
+    /// bytes long, where [`answer_room`] made room for it ([`inbox`]; none: no answer), and beside
+    /// `{bytes: true}` the length of its bytes, where [`bytes_room`] made room for them (negative:
+    /// the host gave no bytes). A malformed answer, a step after the end or a panic: `internal`.
+    /// The step goes to the outbox ([`outbox`]); `wide`: text that is not all ASCII (up to 1 MiB)
+    /// as UTF-16 (the guard has a UTF-16 decoder: Node).
+    pub fn step(&self, op: u32, wide: bool, answer: Option<u32>, bytes: Option<f64>) {
+        let answer = answer.map(|len| inbox::answer(len).map_err(|e| e.to_string()));
         let step = match inbox_bytes(bytes) {
             None => self.1.step(op, answer, None),
             Some(Ok(Ok(bytes))) => self.1.step(op, answer, Some(bytes)),
@@ -211,7 +222,7 @@ impl Engine {
 }
 
 thread_local! {
-    /// The bytes of the answer the next `step` takes, put here by the guard ([`inbox`]).
+    /// The bytes of the answer the next `step` takes, put here by the guard ([`bytes_room`]).
     static INBOX: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
@@ -219,7 +230,7 @@ thread_local! {
 /// call, where reading a `Uint8Array` from here took several imports); its address, or 0 when
 /// they do not fit (the engine then reports so).
 #[wasm_bindgen(js_name = __inbox)]
-pub fn inbox(len: f64) -> u32 {
+pub fn bytes_room(len: f64) -> u32 {
     INBOX.with(|inbox| {
         let mut inbox = inbox.borrow_mut();
         *inbox = Vec::new();
@@ -245,6 +256,13 @@ fn inbox_bytes(len: Option<f64>) -> Option<Result<Result<Vec<u8>, u64>, String>>
 
 /// What the engine is told of bytes that are no `Uint8Array` (it words the error itself).
 const NOT_BYTES: &str = "the bytes are not a Uint8Array";
+
+/// Room for an answer's layout at least `len` bytes long ([`inbox`]), which the guard writes
+/// itself; its address (the same until room is made again).
+#[wasm_bindgen(js_name = __answer)]
+pub fn answer_room(len: u32) -> u32 {
+    inbox::room(len)
+}
 
 /// The address of the outbox's slots ([`outbox::slots`]), for the guard.
 #[wasm_bindgen(js_name = __outbox)]
@@ -333,6 +351,7 @@ fn ascii_run(text: &[u8], out: &mut [u16]) -> usize {
     at
 }
 
+mod inbox;
 mod outbox;
 
 // The agent side (core agent.rs through host::agent_side); without feature `full`, lite.rs.

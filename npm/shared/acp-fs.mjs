@@ -232,10 +232,14 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
         // engine still reports the request (audit event) with what the params did say.
         const flat = flatParams(params);
         const refused = flat === undefined ? notJson(params) : undefined;
-        const op =
-          typeof flat === 'string'
-            ? this.#engine.startJson(method, flat)
-            : this.#engine.start(method, refused ? echoParams(params) : (flat ?? jsonParams(params)));
+        const engine = this.#engine;
+        // Small flat params as JSON text, or as they are where the binding writes them into its
+        // engine itself (wasm: no JSON on either side).
+        const op = flat?.small
+          ? typeof engine.startFlat === 'function'
+            ? engine.startFlat(method, flat.params)
+            : engine.startJson(method, JSON.stringify(flat.params))
+          : engine.start(method, refused ? echoParams(params) : (flat?.params ?? jsonParams(params)));
         if (!op) throw internalError(`${method} is not an fs method of this engine`);
         const outcome = await this.#run(op, signal, refused);
         if (outcome.error) throw new AcpFsError(outcome.error, outcome.cause);

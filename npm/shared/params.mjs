@@ -131,17 +131,19 @@ export function jsonParams(params) {
 
 /**
  * Flat params whose strings hold at most this many UTF-16 units cross as JSON text
- * (`Engine.startJson`): one string instead of a value converted member by member, which in wasm
- * is several imports per member. Larger ones (a write's `content`) cross as values, where JSON
+ * (`Engine.startJson`; in wasm `Engine.startFlat`, which the guard writes into the module's
+ * memory itself): one string instead of a value converted member by member, which in wasm is
+ * several imports per member. Larger ones (a write's `content`) cross as values, where JSON
  * would escape and copy the text twice more.
  */
 const JSON_PARAMS_MAX = 1024;
 
 /**
  * The common case in one pass: params of well-formed strings, numbers, booleans and nulls (the
- * usual `{sessionId, path, line, limit}`) need no walk, and come out as `jsonParams` makes them:
- * as JSON text when they are small (`JSON_PARAMS_MAX`), else as an object. `undefined` for
- * anything else, which the walk and `jsonParams` then decide.
+ * usual `{sessionId, path, line, limit}`) need no walk, and come out as `jsonParams` makes them,
+ * `{params, small}`: `small` when they may cross as JSON text (`JSON_PARAMS_MAX`; or, in wasm,
+ * as they are, `Engine.startFlat`). `undefined` for anything else, which the walk and
+ * `jsonParams` then decide.
  */
 export function flatParams(params) {
   if (params === null || typeof params !== 'object' || Array.isArray(params) || ArrayBuffer.isView(params)) return undefined;
@@ -163,7 +165,7 @@ export function flatParams(params) {
     // A getter or proxy that throws: the walk names the field.
     return undefined;
   }
-  return units <= JSON_PARAMS_MAX ? JSON.stringify(out) : out;
+  return { params: out, small: units <= JSON_PARAMS_MAX };
 }
 
 /** Host-side calls take strings; anything else is the caller's error, named like a param error. */

@@ -1,6 +1,7 @@
 // `Engine.startJson`: the params of a request as JSON text (the driver's form for small flat
-// params), through a binding's low-level interface. One suite for the napi addon and the wasm
-// module (run by suite-binding.mjs): either form starts the same request.
+// params), through a binding's low-level interface, and where a binding has it (wasm)
+// `Engine.startFlat`, the same params as they are. One suite for the napi addon and the wasm
+// module (run by suite-binding.mjs): every form starts the same request.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -24,6 +25,10 @@ export function startSuite({ label, engine }) {
       assert.notEqual(e.startJson('fs/read_text_file', '{"sessionId":"s","path":"/p/a"}'), null);
       assert.notEqual(e.startJson('fs/write_text_file', 'null'), null);
       assert.equal(e.startJson('session/prompt', '{}'), null);
+      if (typeof e.startFlat === 'function') {
+        assert.notEqual(e.startFlat('fs/read_text_file', { sessionId: 's', path: '/p/a' }), null);
+        assert.equal(e.startFlat('session/prompt', {}), null);
+      }
     });
 
     test('params as JSON text start the same request as params as values', () => {
@@ -34,6 +39,9 @@ export function startSuite({ label, engine }) {
         ['fs/read_text_file', { sessionId: 's', path: '/p/a.txt', line: 0 }],
         ['fs/read_text_file', { sessionId: 's', path: '/p/a.txt', line: 2 ** 60 }],
         ['fs/read_text_file', { sessionId: 's', path: '/p/a.txt', limit: 1.5 }],
+        ['fs/read_text_file', { sessionId: 's', path: '/p/a.txt', line: -1, limit: 1e21 }],
+        ['fs/read_text_file', { sessionId: 's', path: '/p/a.txt', line: -0, limit: null, lenient: true, _meta: null }],
+        ['fs/read_text_file', { sessionId: 's', path: '/p/é/ü\u{1F600}.txt', '': 'x' }],
         ['fs/read_text_file', { sessionId: 's', path: 'relative.txt' }],
         ['fs/read_text_file', { sessionId: 'other', path: '/p/a.txt' }],
         ['fs/read_text_file', { sessionId: 's', path: '/elsewhere/a.txt' }],
@@ -45,6 +53,9 @@ export function startSuite({ label, engine }) {
         const asValues = run(e.start(method, params));
         const asText = run(e.startJson(method, JSON.stringify(params)));
         assert.deepEqual(asText, asValues, `${method} ${JSON.stringify(params)}`);
+        if (typeof e.startFlat === 'function' && !Array.isArray(params)) {
+          assert.deepEqual(run(e.startFlat(method, params)), asValues, `${method} ${JSON.stringify(params)} as they are`);
+        }
       }
     });
 
@@ -54,9 +65,11 @@ export function startSuite({ label, engine }) {
       const e = engine();
       const params = { sessionId: 's', path: '/p/a.txt', line: 2 };
       const ends = [(op) => op.cancel(), (op) => op.refuse('path', 'has no JSON form'), (op) => op.abort('the driver broke')];
-      for (const end of ends) {
+      const forms = [(m, p) => e.startJson(m, JSON.stringify(p))];
+      if (typeof e.startFlat === 'function') forms.push((m, p) => e.startFlat(m, p));
+      for (const [end, start] of ends.flatMap((end) => forms.map((start) => [end, start]))) {
         const byValues = e.start('fs/read_text_file', params);
-        const byText = e.startJson('fs/read_text_file', JSON.stringify(params));
+        const byText = start('fs/read_text_file', params);
         assert.equal(byText.audit(), null, 'no event before the end');
         const outcome = end(byText);
         assert.deepEqual(outcome, end(byValues));

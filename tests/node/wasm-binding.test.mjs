@@ -24,7 +24,7 @@ const read = (engine, extra = {}) => engine.start('fs/read_text_file', { session
 bindingSuite({
   label: 'wasm binding',
   binding,
-  methods: { Engine: ['free'], Operation: ['free'] },
+  methods: { Engine: ['free', 'startFlat'], Operation: ['free'] },
   byteForms: [
     (b) => b,
     (b) => b.buffer,

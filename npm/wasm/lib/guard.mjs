@@ -22,20 +22,6 @@ const isTrap = (e) => e instanceof WebAssembly.RuntimeError || e instanceof Rang
 const str = (v) => (typeof v === 'string' ? v : null);
 const u32 = (v) => (Number.isInteger(v) && v >= 0 && v <= 0xffffffff ? v : null);
 
-/**
- * An io's answer as the raw `step` takes it: its JSON text (one string into wasm, where the
- * value itself would be read member by member), or `undefined` for none. What has no JSON text
- * becomes text the engine refuses as a malformed answer, as it refuses any other.
- */
-function answerText(answer) {
-  if (answer === undefined || answer === null) return undefined;
-  try {
-    return JSON.stringify(answer) ?? '';
-  } catch {
-    return '';
-  }
-}
-
 /** `startJson`'s params for a trap's audit event, read only then; text that is not JSON echoes nothing. */
 const paramsOf = (text) => () => {
   try {
@@ -47,9 +33,193 @@ const paramsOf = (text) => () => {
 
 /** The outbox's tags (bindings-wasm/src/outbox.rs, which describes the layout). */
 const [NULL, FALSE, TRUE, NUMBER, ASCII, TEXT, NAME, WIDE, BYTES, ARRAY, OBJECT] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+/** The inbox's own tags (bindings-wasm/src/inbox.rs, which describes its layout). */
+const [LONE, NOT_JSON, DEEP] = [11, 12, 13];
 
 /** ASCII text up to this long is made here, byte by byte: a `TextDecoder` call costs more. */
 const SHORT = 32;
+
+/**
+ * Values nested deeper than this are written as `DEEP` (no answer reads that deep: the reader
+ * skips them, as serde_json skipped the members no one reads, and refuses one it must read).
+ */
+const DEEPEST = 256;
+
+/** What `answerWriter` cannot write itself, which goes through `JSON.stringify` instead. */
+const ODD = Symbol('odd');
+
+const wellFormed =
+  typeof String.prototype.isWellFormed === 'function' ? (s) => s.isWellFormed() : (s) => !/\p{Cs}/u.test(s);
+
+/**
+ * The writer of an io's answer into the module's inbox (bindings-wasm/src/inbox.rs, which
+ * describes the layout), straight into wasm memory where `room(len)` (the module's `__answer`)
+ * made room: `write(answer)` returns the layout's length. What it writes is the answer's JSON
+ * form, what `JSON.parse(JSON.stringify(answer))` gives (the raw `step` took that text before):
+ * plain objects, arrays, strings, finite numbers, booleans and nulls are written as they are,
+ * the members JSON leaves out left out; anything JSON would change (a `toJSON`, a class
+ * instance, a boxed value) goes through `JSON.stringify` first; an answer with no JSON text (a
+ * `bigint`, a cycle, a function) is `NOT_JSON`, which the engine refuses as a malformed answer,
+ * as it refuses any other. Only a trap in `room` is thrown.
+ */
+function answerWriter(memory, room) {
+  const encoder = new TextEncoder();
+  let heap;
+  let view;
+  /** The room's address and size, and where the next byte goes (from `base`). */
+  let base = 0;
+  let size = 0;
+  let at = 0;
+  /** A trap while making room: not the answer's fault, so not caught. */
+  let trapped;
+  /** Whether the value being written came from `JSON.parse` (plain, and no cycle). */
+  let stringified = false;
+
+  const views = () => {
+    heap = new Uint8Array(memory.buffer);
+    view = new DataView(memory.buffer);
+  };
+
+  const need = (n) => {
+    if (at + n <= size) return;
+    const want = Math.max(size * 2, at + n, 1024);
+    try {
+      base = room(want);
+    } catch (e) {
+      trapped = e;
+      throw e;
+    }
+    size = want;
+    // Making room may have grown the memory.
+    views();
+  };
+
+  function text(s) {
+    let n = 0;
+    if (s.length <= SHORT) {
+      need(5 + s.length);
+      const start = base + at + 5;
+      while (n < s.length) {
+        const c = s.charCodeAt(n);
+        if (c >= 0x80) break;
+        heap[start + n++] = c;
+      }
+    }
+    if (n < s.length) {
+      if (!wellFormed(s)) {
+        need(1);
+        heap[base + at++] = LONE;
+        return;
+      }
+      // At most three bytes of UTF-8 a unit.
+      need(5 + s.length * 3);
+      n = encoder.encodeInto(s, heap.subarray(base + at + 5, base + size)).written;
+    }
+    heap[base + at] = TEXT;
+    view.setUint32(base + at + 1, n, true);
+    at += 5 + n;
+  }
+
+  /** Whether JSON leaves a member with this value out (an array's item becomes `null`). */
+  const absent = (v) => v === undefined || typeof v === 'function' || typeof v === 'symbol';
+
+  function value(v, depth) {
+    switch (typeof v) {
+      case 'string':
+        return text(v);
+      case 'number':
+        need(9);
+        if (Number.isFinite(v)) {
+          heap[base + at] = NUMBER;
+          view.setFloat64(base + at + 1, v, true);
+          at += 9;
+        } else heap[base + at++] = NULL;
+        return;
+      case 'boolean':
+        need(1);
+        heap[base + at++] = v ? TRUE : FALSE;
+        return;
+      case 'object':
+        break;
+      default:
+        throw ODD;
+    }
+    need(5);
+    if (v === null) {
+      heap[base + at++] = NULL;
+      return;
+    }
+    if (typeof v.toJSON === 'function') throw ODD;
+    if (depth >= DEEPEST) {
+      // Only once JSON.stringify has shown it is no cycle.
+      if (!stringified) throw ODD;
+      heap[base + at++] = DEEP;
+      return;
+    }
+    const container = at;
+    let count = 0;
+    if (Array.isArray(v)) {
+      heap[base + at] = ARRAY;
+      at += 5;
+      count = v.length;
+      for (let i = 0; i < count; i++) {
+        const item = v[i];
+        if (absent(item)) {
+          need(1);
+          heap[base + at++] = NULL;
+        } else value(item, depth + 1);
+      }
+    } else {
+      const proto = Object.getPrototypeOf(v);
+      if (proto !== Object.prototype && proto !== null) throw ODD;
+      heap[base + at] = OBJECT;
+      at += 5;
+      for (const key of Object.keys(v)) {
+        const member = v[key];
+        if (absent(member)) continue;
+        text(key);
+        value(member, depth + 1);
+        count++;
+      }
+    }
+    view.setUint32(base + container + 1, count, true);
+  }
+
+  function write(answer) {
+    // Anything since the last answer may have grown the memory, which detaches the old buffer
+    // (an empty view; cheaper to ask than `memory.buffer`).
+    if (heap === undefined || heap.length === 0) views();
+    at = 0;
+    try {
+      value(answer, 0);
+      return at;
+    } catch (e) {
+      if (e === trapped) throw e;
+      // Something JSON would change, a getter that threw, or nesting that may be a cycle: as
+      // JSON.stringify makes it.
+    }
+    at = 0;
+    try {
+      const json = JSON.stringify(answer);
+      if (json !== undefined) {
+        stringified = true;
+        value(JSON.parse(json), 0);
+        return at;
+      }
+    } catch (e) {
+      if (e === trapped) throw e;
+      // No JSON text: no answer at all.
+    } finally {
+      stringified = false;
+    }
+    at = 0;
+    need(1);
+    heap[base + at++] = NOT_JSON;
+    return at;
+  }
+
+  return write;
+}
 
 /**
  * The reader of the module's outbox (bindings-wasm/src/outbox.rs): the value the last `begin`
@@ -117,7 +287,9 @@ function outboxReader(memory, slotsAt, wideText) {
       case NAME: {
         const address = u32();
         const n = u32();
-        const key = address + n * 2 ** 32;
+        // A small integer where it can be (names sit low in memory and are short): a Map finds
+        // one much faster than a larger number.
+        const key = address < 2 ** 24 && n < 2 ** 6 ? address * 2 ** 6 + n : address + (n + 1) * 2 ** 32;
         let name = names.get(key);
         if (name === undefined) {
           const back = at;
@@ -162,7 +334,9 @@ function outboxReader(memory, slotsAt, wideText) {
   }
 
   return () => {
-    if (heap === undefined || heap.buffer !== memory.buffer) {
+    // Growing the memory detaches the old buffer (an empty view): cheaper to ask than
+    // `memory.buffer`, which costs a call in Chromium.
+    if (heap === undefined || heap.length === 0) {
       heap = new Uint8Array(memory.buffer);
       view = new DataView(memory.buffer);
     }
@@ -189,6 +363,11 @@ export function guardBinding(raw) {
   /** The instance's memory (for the inbox). */
   let memory;
 
+  /** Writes an io's answer into the module's inbox (`answerWriter`), made in `ready`. */
+  let writeAnswer;
+  /** The module's memory as bytes, for `putBytes` (made again once growing detached it). */
+  let heap;
+
   /**
    * An answer's bytes copied into the module's inbox (`__inbox`): their length, which the raw
    * `step` takes (it sees that they did not fit, if so); -1 for a value that holds no bytes.
@@ -204,8 +383,11 @@ export function guardBinding(raw) {
             : undefined;
     if (view === undefined) return -1;
     const at = raw.__inbox(view.byteLength);
-    // Read `memory.buffer` after the call: making room may have grown the memory.
-    if (at !== 0 && view.byteLength > 0) new Uint8Array(memory.buffer, at, view.byteLength).set(view);
+    if (at !== 0 && view.byteLength > 0) {
+      // Making room may have grown the memory, which detaches the old buffer (an empty view).
+      if (heap === undefined || heap.length === 0) heap = new Uint8Array(memory.buffer);
+      heap.set(view, at);
+    }
     return view.byteLength;
   }
 
@@ -290,8 +472,8 @@ export function guardBinding(raw) {
     #ended = false;
     /** The audit event of a request a trap ended (the engine cannot give it). */
     #audit;
-    /** `startJson`'s params text while the engine has not started the request: the first step
-     *  starts it too (`begin`, one call into the module instead of two). */
+    /** `startJson`'s params text, or `startFlat`'s params, while the engine has not started the
+     *  request: the first step starts it too (`begin`, one call into the module instead of two). */
     #unstarted;
 
     constructor(rawEngine, id, method, params, pending, unstarted) {
@@ -309,21 +491,27 @@ export function guardBinding(raw) {
       if (early) return { done: early };
       return guard(
         () => {
+          // The bytes first: their room may grow the memory the answer is written in.
           const length = bytes === undefined ? undefined : putBytes(bytes);
-          this.#raw.step(this.#id, wideText !== undefined, answerText(answer), length);
+          const layout = answer === undefined || answer === null ? undefined : writeAnswer(answer);
+          this.#raw.step(this.#id, wideText !== undefined, layout, length);
           return taken();
         },
         (message) => ({ done: this.#end(message) }),
       );
     }
 
-    /** The first step of a request `startJson` made: started and stepped in one call. */
+    /** The first step of a request `startJson` or `startFlat` made: started and stepped in one call. */
     #begin() {
-      const text = this.#unstarted;
+      const params = this.#unstarted;
       this.#unstarted = undefined;
       return guard(
         () => {
-          const id = this.#raw.begin(this.#method, text, wideText !== undefined);
+          const wide = wideText !== undefined;
+          const id =
+            typeof params === 'string'
+              ? this.#raw.begin(this.#method, params, wide)
+              : this.#raw.beginFlat(writeAnswer([this.#method, params]), wide);
           if (id === undefined) return { done: this.#end(`${this.#method} is not an fs method of this engine`) };
           this.#id = id;
           return taken();
@@ -332,10 +520,11 @@ export function guardBinding(raw) {
       );
     }
 
-    /** Starts a request `startJson` made that ends (or is asked about) before its first step. */
+    /** Starts a request `startJson` or `startFlat` made that ends (or is asked about) before its first step. */
     #start() {
       if (this.#unstarted === undefined) return;
-      const text = this.#unstarted;
+      const params = this.#unstarted;
+      const text = typeof params === 'string' ? params : JSON.stringify(params);
       this.#unstarted = undefined;
       const id = guard(
         () => this.#raw.startJson(this.#method, text),
@@ -469,6 +658,18 @@ export function guardBinding(raw) {
       return this.#started(method, paramsOf(params), () => this.#raw.startJson(method, params));
     }
 
+    /**
+     * `startJson` with the params themselves: small flat params (`flatParams`: well-formed
+     * strings, finite numbers, booleans and nulls) as the guard writes them into the module's
+     * inbox for the first step (`beginFlat`), no JSON text on either side.
+     */
+    startFlat(method, params) {
+      if (method === info.readMethod || method === info.writeMethod) {
+        return new Operation(this.#raw, null, method, params, undefined, params);
+      }
+      return this.startJson(method, JSON.stringify(params));
+    }
+
     /** The guarded operation `start` gave; `params` (or a function reading them) for a trap's audit. */
     #started(method, params, start) {
       let trapped;
@@ -553,6 +754,7 @@ export function guardBinding(raw) {
       if (info === undefined) {
         memory = exports.memory;
         taken = outboxReader(memory, raw.__outbox(), (units) => wideText(units));
+        writeAnswer = answerWriter(memory, (len) => raw.__answer(len));
         raw.hostInfo();
         info = taken();
       }

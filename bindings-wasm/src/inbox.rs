@@ -1,0 +1,358 @@
+//! The inbox: where the guard (`npm/wasm/lib/guard.mjs`) writes an io's answer for the next
+//! `step`, in a small tagged layout, straight into wasm memory ([`room`]); read here into the
+//! core's [`HostAnswer`] through its own `Deserialize` (the core's serde derive decides what is
+//! an answer, as it did from JSON text). The answer's bytes have a room of their own
+//! ([`super::bytes_room`]), which the engine then keeps. The first step of a request with small
+//! flat params comes the same way: its method and params ([`request`]), as a JSON value.
+//!
+//! Why not JSON text: a small read's answer (`{file, metadata, bytes: true}`) cost a
+//! `JSON.stringify`, a string copied into wasm and a serde_json parse, about half a microsecond
+//! in Chromium of a read that takes a few; here the guard writes the few members itself and
+//! this reader visits them without parsing.
+//!
+//! The answer is read as its JSON form, exactly what `JSON.parse(JSON.stringify(answer))` would
+//! give, and visited the way serde_json visits that text, so an answer is accepted or refused as
+//! before: numbers as serde_json reads their JSON digits (an integer as `u64` or `i64`, anything
+//! else as `f64`), `null` for what JSON has no number for, a struct from an object or an array,
+//! an enum from its variant's name or a one-member object, the members nobody asked for skipped.
+//! The guard hands anything JSON would change (a `toJSON`, a class instance, a `bigint`) to
+//! `JSON.stringify` first, and writes what has no JSON form at all as [`NOT_JSON`].
+//!
+//! Layout (little-endian `u32`s; the tags are the outbox's, [`super::outbox`], for what they
+//! share): a value is a tag byte, then
+//! - [`NULL`], [`FALSE`], [`TRUE`]: nothing;
+//! - [`NUMBER`]: a finite `f64`;
+//! - [`TEXT`]: the length, then that many bytes of UTF-8;
+//! - [`LONE`]: nothing (text with a lone surrogate, which serde_json refused as a string and
+//!   skipped where nothing reads it);
+//! - [`ARRAY`]: the count, then the items; [`OBJECT`]: the count, then name and value pairs (a
+//!   name is [`TEXT`] or [`LONE`]);
+//! - [`NOT_JSON`]: nothing (only the whole answer: it has no JSON text);
+//! - [`DEEP`]: nothing (a value nested deeper than the guard writes, 256 levels: skipped like
+//!   any other, refused where something reads it; nothing in an answer is read that deep).
+
+use super::outbox::{ARRAY, FALSE, NULL, NUMBER, OBJECT, TEXT, TRUE};
+use acp_fs::host::HostAnswer;
+use serde::de::{self, DeserializeSeed, Deserializer, IntoDeserializer, Visitor};
+use serde::Deserialize;
+use serde_json::Value;
+use std::cell::RefCell;
+use std::fmt;
+
+/// Text JSON would write with an escaped lone surrogate.
+pub const LONE: u8 = 11;
+/// A whole answer with no JSON text (`JSON.stringify` threw or gave nothing).
+pub const NOT_JSON: u8 = 12;
+/// A value nested deeper than the guard writes.
+pub const DEEP: u8 = 13;
+
+/// The layout is not a value of the form asked for. Why is not kept: the core reports every
+/// answer a binding could not convert with one text, whatever the binding's reason.
+#[derive(Debug)]
+pub struct Malformed;
+
+impl fmt::Display for Malformed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the inbox holds no value of that form")
+    }
+}
+
+impl std::error::Error for Malformed {}
+
+impl de::Error for Malformed {
+    fn custom<T: fmt::Display>(_: T) -> Self {
+        Malformed
+    }
+}
+
+type Result<T> = std::result::Result<T, Malformed>;
+
+thread_local! {
+    /// Where the guard writes the next answer's layout (kept: a read allocates nothing for it).
+    static LAYOUT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Room for a layout at least `len` bytes long, what was written kept; its address.
+pub fn room(len: u32) -> u32 {
+    LAYOUT.with(|layout| {
+        let mut layout = layout.borrow_mut();
+        if layout.len() < len as usize {
+            layout.resize(len as usize, 0);
+        }
+        layout.as_ptr() as u32
+    })
+}
+
+/// The answer the guard wrote in the first `len` bytes of the room.
+pub fn answer(len: u32) -> Result<HostAnswer> {
+    LAYOUT.with(|layout| read(layout.borrow().get(..len as usize).ok_or(Malformed)?))
+}
+
+/// A request's method and params the guard wrote in the first `len` bytes of the room, as an
+/// array of the two (small flat params: what `JSON.parse` of their JSON text gives, and the
+/// value serde_json made of that text).
+pub fn request(len: u32) -> Result<(String, Value)> {
+    LAYOUT.with(|layout| read(layout.borrow().get(..len as usize).ok_or(Malformed)?))
+}
+
+/// The `T` `layout` holds: all of it, one value.
+fn read<'de, T: Deserialize<'de>>(layout: &'de [u8]) -> Result<T> {
+    if layout.first() == Some(&NOT_JSON) {
+        return Err(Malformed);
+    }
+    let mut reader = Reader { layout, at: 0 };
+    let value = T::deserialize(&mut reader)?;
+    if reader.at == layout.len() {
+        Ok(value)
+    } else {
+        Err(Malformed)
+    }
+}
+
+struct Reader<'de> {
+    layout: &'de [u8],
+    at: usize,
+}
+
+impl<'de> Reader<'de> {
+    fn tag(&mut self) -> Result<u8> {
+        let tag = *self.layout.get(self.at).ok_or(Malformed)?;
+        self.at += 1;
+        Ok(tag)
+    }
+
+    fn peek(&self) -> Result<u8> {
+        self.layout.get(self.at).copied().ok_or(Malformed)
+    }
+
+    fn take<const N: usize>(&mut self) -> Result<[u8; N]> {
+        let bytes = self.layout.get(self.at..self.at + N).ok_or(Malformed)?;
+        self.at += N;
+        bytes.try_into().map_err(|_| Malformed)
+    }
+
+    fn count(&mut self) -> Result<u32> {
+        self.take().map(u32::from_le_bytes)
+    }
+
+    /// The text after a [`TEXT`] tag.
+    fn text(&mut self) -> Result<&'de str> {
+        let n = self.count()? as usize;
+        let bytes = self.layout.get(self.at..self.at + n).ok_or(Malformed)?;
+        self.at += n;
+        std::str::from_utf8(bytes).map_err(|_| Malformed)
+    }
+
+    /// Past the next value, however deep (a count of values still to pass, no recursion).
+    fn skip(&mut self) -> Result<()> {
+        let mut left: u64 = 1;
+        while left > 0 {
+            left -= 1;
+            match self.tag()? {
+                NULL | FALSE | TRUE | LONE | DEEP => {}
+                NUMBER => self.at += 8,
+                TEXT => self.at += self.count()? as usize,
+                ARRAY => left += u64::from(self.count()?),
+                OBJECT => left += 2 * u64::from(self.count()?),
+                _ => return Err(Malformed),
+            }
+        }
+        if self.at <= self.layout.len() {
+            Ok(())
+        } else {
+            Err(Malformed)
+        }
+    }
+}
+
+/// `n` visited as serde_json visits its JSON digits: `JSON.stringify` writes an integer below
+/// 1e21 as plain digits, which serde_json reads as a `u64` or an `i64` where it fits; anything
+/// else has a fraction or an exponent and is an `f64`.
+fn number<'de, V: Visitor<'de>>(n: f64, visitor: V) -> Result<V::Value> {
+    if n.fract() == 0.0 && n.abs() < 1e21 {
+        // `-0` is written "0".
+        if (0.0..18_446_744_073_709_551_616.0).contains(&n) {
+            return visitor.visit_u64(n as u64);
+        }
+        if (-9_223_372_036_854_775_808.0..0.0).contains(&n) {
+            return visitor.visit_i64(n as i64);
+        }
+    }
+    visitor.visit_f64(n)
+}
+
+impl<'de> Deserializer<'de> for &mut Reader<'de> {
+    type Error = Malformed;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.tag()? {
+            NULL => visitor.visit_unit(),
+            FALSE => visitor.visit_bool(false),
+            TRUE => visitor.visit_bool(true),
+            NUMBER => {
+                let n = f64::from_le_bytes(self.take()?);
+                if !n.is_finite() {
+                    return Err(Malformed);
+                }
+                number(n, visitor)
+            }
+            TEXT => visitor.visit_borrowed_str(self.text()?),
+            ARRAY => {
+                let left = self.count()?;
+                let mut items = Items { reader: self, left };
+                let value = visitor.visit_seq(&mut items)?;
+                // serde_json refuses an array longer than what read it.
+                if items.left == 0 {
+                    Ok(value)
+                } else {
+                    Err(Malformed)
+                }
+            }
+            OBJECT => self.map(visitor),
+            _ => Err(Malformed),
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if self.peek()? == NULL {
+            self.at += 1;
+            visitor.visit_none()
+        } else {
+            visitor.visit_some(self)
+        }
+    }
+
+    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.tag()? {
+            NULL => visitor.visit_unit(),
+            _ => Err(Malformed),
+        }
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(self, _: &'static str, visitor: V) -> Result<V::Value> {
+        self.deserialize_unit(visitor)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _: &'static str, visitor: V) -> Result<V::Value> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    /// An object only (an array is a struct's other form, not a map's).
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.tag()? {
+            OBJECT => self.map(visitor),
+            _ => Err(Malformed),
+        }
+    }
+
+    /// A unit variant by its name, or any variant as an object of one member.
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        match self.tag()? {
+            TEXT => visitor.visit_enum(self.text()?.into_deserializer()),
+            OBJECT if self.count()? == 1 => visitor.visit_enum(self),
+            _ => Err(Malformed),
+        }
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.skip()?;
+        visitor.visit_unit()
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        seq tuple tuple_struct struct identifier
+    }
+}
+
+impl<'de> Reader<'de> {
+    /// The object after an [`OBJECT`] tag, all its members read.
+    fn map<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        let left = self.count()?;
+        let mut members = Items { reader: self, left };
+        let value = visitor.visit_map(&mut members)?;
+        if members.left == 0 {
+            Ok(value)
+        } else {
+            Err(Malformed)
+        }
+    }
+}
+
+/// An array's items or an object's members, `left` of them still to read.
+struct Items<'r, 'de> {
+    reader: &'r mut Reader<'de>,
+    left: u32,
+}
+
+impl<'de> de::SeqAccess<'de> for Items<'_, 'de> {
+    type Error = Malformed;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        seed.deserialize(&mut *self.reader).map(Some)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.left as usize)
+    }
+}
+
+impl<'de> de::MapAccess<'de> for Items<'_, 'de> {
+    type Error = Malformed;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        seed.deserialize(&mut *self.reader).map(Some)
+    }
+
+    fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value> {
+        seed.deserialize(&mut *self.reader)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.left as usize)
+    }
+}
+
+/// An enum as an object of one member: its name the variant, its value the variant's.
+impl<'de> de::EnumAccess<'de> for &mut Reader<'de> {
+    type Error = Malformed;
+    type Variant = Self;
+
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self)> {
+        let variant = seed.deserialize(&mut *self)?;
+        Ok((variant, self))
+    }
+}
+
+impl<'de> de::VariantAccess<'de> for &mut Reader<'de> {
+    type Error = Malformed;
+
+    fn unit_variant(self) -> Result<()> {
+        <()>::deserialize(self)
+    }
+
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
+        seed.deserialize(self)
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, _: usize, visitor: V) -> Result<V::Value> {
+        self.deserialize_seq(visitor)
+    }
+
+    fn struct_variant<V: Visitor<'de>>(self, _: &'static [&'static str], visitor: V) -> Result<V::Value> {
+        self.deserialize_struct("", &[], visitor)
+    }
+}
