@@ -121,10 +121,58 @@ pub(crate) fn respond_result(id: &str, value: &Value) -> String {
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
     out.extend_from_slice(id.as_bytes());
     out.extend_from_slice(b",\"result\":");
-    serde_json::to_writer(&mut out, value).expect("a Value serializes into a Vec");
+    write_compact(&mut out, value, &mut None);
     out.push(b'}');
     // The id is a raw JSON value (UTF-8) and serde_json writes UTF-8.
     String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// A string at least this long is escaped once per reply and its JSON copied where it comes
+/// again: an MCP tool answers its text twice (the content block and `structuredContent`), and
+/// escaping is most of the CPU a large answer costs.
+const ESCAPED_ONCE: usize = 4096;
+
+/// `value` as serde_json's compact JSON, byte for byte, with a long string that equals the last
+/// long one written copied from it rather than escaped again (`last`: that string and where its
+/// JSON is in `out`).
+fn write_compact<'v>(out: &mut Vec<u8>, value: &'v Value, last: &mut Option<(&'v str, std::ops::Range<usize>)>) {
+    const INTO_VEC: &str = "JSON serializes into a Vec";
+    match value {
+        Value::String(s) if s.len() >= ESCAPED_ONCE => {
+            if let Some((seen, at)) = last {
+                if *seen == s.as_str() {
+                    out.extend_from_within(at.clone());
+                    return;
+                }
+            }
+            let start = out.len();
+            serde_json::to_writer(&mut *out, s).expect(INTO_VEC);
+            *last = Some((s, start..out.len()));
+        }
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_compact(out, item, last);
+            }
+            out.push(b']');
+        }
+        Value::Object(members) => {
+            out.push(b'{');
+            for (i, (key, member)) in members.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                serde_json::to_writer(&mut *out, key).expect(INTO_VEC);
+                out.push(b':');
+                write_compact(out, member, last);
+            }
+            out.push(b'}');
+        }
+        other => serde_json::to_writer(&mut *out, other).expect(INTO_VEC),
+    }
 }
 
 /// About how long `value` is as JSON text (its strings unescaped).
@@ -470,6 +518,30 @@ mod tests {
         let fs = AcpFs::new(Options { roots: Some(vec!["/p".into()]), ..options }, disk.caps()).unwrap();
         let text = fs.handle(&disk, &crate::DefaultHost, message).expect("answered");
         serde_json::from_str(&text).unwrap()
+    }
+
+    #[test]
+    fn a_reply_is_serde_jsons_compact_json_byte_for_byte_with_long_strings_escaped_once() {
+        // Long strings with everything that escapes, twice as a tool answers them, beside short
+        // ones, a different long one, numbers, nulls and nesting.
+        let long = format!("{}\"quoted\" \\ tab\t cr\r nul\u{0} é 😀 \u{2028}\n", "line of text\n".repeat(400));
+        let other = format!("{long}!");
+        let short = "a \"b\"\n".to_owned();
+        let value = serde_json::json!({
+            "content": [{"type": "text", "text": long}, {"type": "text", "text": other}, {"type": "text", "text": long}],
+            "structuredContent": {"content": long, "short": short, "again": short, "n": [1, -2.5, 1e300, null, true]},
+            "isError": false,
+            "": {"nested": [[long], {}, []]}
+        });
+        let want = format!("{{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}}", serde_json::to_string(&value).unwrap());
+        assert_eq!(respond_result("7", &value), want);
+        // A reply that is only one long string, and one with none.
+        for v in [Value::String(long.clone()), serde_json::json!({"k": "v"})] {
+            assert_eq!(
+                respond_result("\"id\"", &v),
+                format!("{{\"jsonrpc\":\"2.0\",\"id\":\"id\",\"result\":{}}}", serde_json::to_string(&v).unwrap())
+            );
+        }
     }
 
     #[test]
