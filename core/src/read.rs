@@ -64,7 +64,9 @@ pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel, asker: 
     let content = match &open {
         Some((_, doc)) if !doc.clean => {
             let mut window = window;
-            (seen, document) = (Some(Seen::digest(doc.text.as_bytes())), Some(doc.version));
+            // A whole-file read remembers the text itself (below): no digest to compute.
+            seen = (!whole_file).then(|| Seen::digest(doc.text.as_bytes()));
+            document = Some(doc.version);
             Found::Text(window.feed(doc.text.as_bytes()).and_then(|()| window.finish()))
         }
         _ if shared.caps.ranged_reads => stream(&shared, &io, &target, window, &mut seen).await?,
@@ -163,7 +165,11 @@ async fn whole(
         *seen = Some(Seen::identity(&meta));
         return utf16(&bytes, encoding, max, &target.requested, window).map(Found::Text);
     }
-    *seen = Some(Seen::digest(&bytes[encoding.bom_len()..]));
+    // A window remembers the digest of the whole file; a whole-file read, the text itself (run:
+    // the digest, a hash of every byte, would be thrown away).
+    if !window.is_whole_file() {
+        *seen = Some(Seen::digest(&bytes[encoding.bom_len()..]));
+    }
     Ok(Found::Text(window.feed(&bytes[encoding.bom_len()..]).and_then(|()| window.finish())))
 }
 
