@@ -6,6 +6,6 @@ const nodeFs = require('node:fs');
 const { wire } = require('./load.cjs');
 const driver = require('./shared/driver.cjs');
 
-const { AcpFs, agent } = wire(driver, driver.diskStorage, nodeFs);
+const { AcpFs, agent } = wire(driver, driver, nodeFs);
 const { AcpFsError, acpClientHandlers, toRequestError } = driver;
 module.exports = { AcpFs, AcpFsError, acpClientHandlers, agent, toRequestError };

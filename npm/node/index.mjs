@@ -5,12 +5,12 @@
 import * as nodeFs from 'node:fs';
 import { createRequire } from 'node:module';
 import { createAcpFs, createAgent, AcpFsError, acpClientHandlers, toRequestError } from './shared/index.mjs';
-import { diskStorage } from './shared/node-default-disk.mjs';
+import { diskCaveat, diskStorage } from './shared/node-default-disk.mjs';
 
 const require = createRequire(import.meta.url);
 const { wire } = require('./load.cjs');
 
-const wired = wire({ createAcpFs, createAgent }, diskStorage, nodeFs);
+const wired = wire({ createAcpFs, createAgent }, { diskStorage, diskCaveat }, nodeFs);
 /** The `AcpFs` class over this platform's addon, or over the wasm fallback (`AcpFs.backend`). */
 export const AcpFs = wired.AcpFs;
 /** The agent's side of fs/*: capability checks, tool definitions, argument checks, requests, tool results. */

@@ -46,23 +46,10 @@ function loadNative() {
   }
 }
 
-// Without /proc the local disk of the fallback checks paths rather than descriptors
-// (shared/node-disk.mjs), which a host must not miss: it is why the native addon matters there.
-const PATH_CHECKED =
-  '; without /proc/self/fd its local disk checks paths, which narrows but does not close the race ' +
-  'with an agent that swaps a directory for a link (docs/security.md): ship the native addon';
-function procFd() {
-  try {
-    return process.platform === 'linux' && require('node:fs').readdirSync('/proc/self/fd').length > 0;
-  } catch {
-    return false;
-  }
-}
-
 function load() {
   const force = process.env.ACP_FS_FORCE_WASM;
   if (force !== undefined && force !== '' && force !== '0' && force !== 'false') {
-    return { backend: 'wasm', reason: `ACP_FS_FORCE_WASM=${force} forces the wasm engine${procFd() ? '' : PATH_CHECKED}`, binding: require('./wasm/engine.cjs').binding };
+    return { backend: 'wasm', reason: `ACP_FS_FORCE_WASM=${force} forces the wasm engine`, binding: require('./wasm/engine.cjs').binding };
   }
   const native = loadNative();
   if (native.binding) return { backend: 'native', reason: null, binding: native.binding };
@@ -72,8 +59,7 @@ function load() {
   const reason =
     `no native binding loaded for ${process.platform}-${process.arch}` +
     (process.versions && process.versions.electron ? ` (Electron ${process.versions.electron})` : '') +
-    `, running the wasm engine: ${why.join('; ') || 'no reason given'}` +
-    (procFd() ? '' : PATH_CHECKED);
+    `, running the wasm engine: ${why.join('; ') || 'no reason given'}`;
   return { backend: 'wasm', reason, binding: require('./wasm/engine.cjs').binding };
 }
 
@@ -84,8 +70,10 @@ const loaded = load();
  * each bring their own driver module): natively, or on the wasm engine with the local disk
  * through `diskStorage(fs)` when `storage` is omitted.
  */
-function wire({ createAcpFs, createAgent }, diskStorage, fs) {
-  const { backend, reason, binding } = loaded;
+function wire({ createAcpFs, createAgent }, { diskStorage, diskCaveat }, fs) {
+  const { backend, binding } = loaded;
+  // The fallback's disk is the node:fs adapter, which says itself what it cannot promise here.
+  const reason = backend === 'wasm' ? loaded.reason + diskCaveat(fs) : loaded.reason;
   const AcpFs =
     backend === 'native'
       ? createAcpFs(binding, { nativeDisk: true })

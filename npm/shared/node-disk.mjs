@@ -86,20 +86,34 @@ function keepBytes(name, max) {
   return out;
 }
 
+/**
+ * What a disk storage that must check paths (no /proc/self/fd) cannot promise: the one wording
+ * of it, for the warning below and the wasm fallback's `backendReason` (load.cjs).
+ */
+export const PATH_CHECKS =
+  'without /proc/self/fd its local disk checks paths, which narrows but does not close the race ' +
+  'with an agent that swaps a directory for a link (docs/security.md)';
+
+/** Whether /proc/self/fd names this process's descriptors, so a storage can check them (Linux). */
+export function procFdUsable(fs) {
+  try {
+    return globalThis.process?.platform === 'linux' && fs.readdirSync('/proc/self/fd').length > 0;
+  } catch {
+    return false;
+  }
+}
+
 let pathChecksWarned = false;
 /**
- * Said once per process, when a disk storage first has to check by path: that road narrows the
- * race with an agent that swaps a directory for a link, but cannot close it (docs/security.md),
- * and a host on macOS or Windows may not know it took it (the wasm fallback, `storage: fs.promises`).
+ * Said once per process, when a disk storage first has to check by path: a host on macOS or
+ * Windows may not know it took that road (the wasm fallback, `storage: fs.promises`).
  */
 function warnPathChecks() {
   if (pathChecksWarned) return;
   pathChecksWarned = true;
   globalThis.process?.emitWarning?.(
-    'the JS disk storage has no /proc/self/fd here, so it checks each path before and after using it: ' +
-      'that narrows, but does not close, the race with an agent that swaps a directory for a symlink or ' +
-      "junction while its request runs (docs/security.md). For the local disk use @acp-fs/node's native " +
-      "backend (AcpFs.backend === 'native'; AcpFs.backendReason says why it did not load).",
+    `the JS disk storage: ${PATH_CHECKS}. For the local disk use @acp-fs/node's native backend ` +
+      "(AcpFs.backend === 'native'; AcpFs.backendReason says why it did not load).",
     { type: 'SecurityWarning', code: 'ACP_FS_PATH_CHECKED_DISK' },
   );
 }
@@ -144,15 +158,7 @@ export function fromNodeDisk(fs = builtinFs(), { procfs = true } = {}) {
   const procFd = () => {
     if (procChecked === undefined) {
       // `procfs: false` (tests only) takes the path-checking road that macOS and Windows take.
-      try {
-        procChecked =
-          procfs !== false &&
-          globalThis.process?.platform === 'linux' &&
-          fs.existsSync('/proc/self/fd') &&
-          fs.readdirSync('/proc/self/fd').length > 0;
-      } catch {
-        procChecked = false;
-      }
+      procChecked = procfs !== false && procFdUsable(fs);
       if (!procChecked) warnPathChecks();
     }
     return procChecked;

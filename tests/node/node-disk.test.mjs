@@ -282,7 +282,7 @@ describe('where the JS disk checks by path, the host is told', () => {
     assert.equal(seen.length, 1, JSON.stringify(seen));
     assert.equal(seen[0].name, 'SecurityWarning');
     assert.equal(seen[0].code, 'ACP_FS_PATH_CHECKED_DISK');
-    assert.match(seen[0].message, /narrows, but does not close/);
+    assert.match(seen[0].message, /narrows but does not close/);
     assert.match(seen[0].message, /AcpFs\.backend === 'native'/);
   });
 
