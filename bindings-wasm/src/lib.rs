@@ -135,9 +135,7 @@ impl Engine {
     /// microseconds of work, and each call into the module costs a share of it): the number, the
     /// step in the outbox ([`outbox`]); none when `method` is not an fs method.
     pub fn begin(&self, method: &str, params: &str, wide: bool) -> Option<u32> {
-        let op = self.1.hold(self.0.start_json(method, params)?);
-        emit(&self.1.step(op, None, None), wide);
-        Some(op)
+        Some(self.first_step(self.0.start_json(method, params)?, wide))
     }
 
     /// [`begin`](Self::begin) with the method and the params in the inbox ([`inbox::request`]),
@@ -146,9 +144,7 @@ impl Engine {
     #[wasm_bindgen(js_name = beginFlat)]
     pub fn begin_flat(&self, len: u32, wide: bool) -> Option<u32> {
         let (method, params) = inbox::request(len).ok()?;
-        let op = self.1.hold(self.0.start(&method, Ok(params))?);
-        emit(&self.1.step(op, None, None), wide);
-        Some(op)
+        Some(self.first_step(self.0.start(&method, Ok(params))?, wide))
     }
 
     /// A raw JSON-RPC message: what it is goes to the outbox; a call's operation number is
@@ -218,6 +214,15 @@ impl Engine {
     /// Forgets operation `op` (its number may name another one later).
     pub fn release(&self, op: u32) {
         self.1.release(op);
+    }
+}
+
+impl Engine {
+    /// Holds a started operation and puts its first step in the outbox: `begin` and `beginFlat`.
+    fn first_step(&self, op: acp_fs::host::HostOperation, wide: bool) -> u32 {
+        let op = self.1.hold(op);
+        emit(&self.1.step(op, None, None), wide);
+        op
     }
 }
 
