@@ -290,15 +290,22 @@ struct Items<'r, 'de> {
     left: u32,
 }
 
-impl<'de> de::SeqAccess<'de> for Items<'_, 'de> {
-    type Error = Malformed;
-
-    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+impl<'de> Items<'_, 'de> {
+    /// The next item, or a member's name; none once `left` are read.
+    fn next<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<Option<S::Value>> {
         if self.left == 0 {
             return Ok(None);
         }
         self.left -= 1;
         seed.deserialize(&mut *self.reader).map(Some)
+    }
+}
+
+impl<'de> de::SeqAccess<'de> for Items<'_, 'de> {
+    type Error = Malformed;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        self.next(seed)
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -310,11 +317,7 @@ impl<'de> de::MapAccess<'de> for Items<'_, 'de> {
     type Error = Malformed;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        if self.left == 0 {
-            return Ok(None);
-        }
-        self.left -= 1;
-        seed.deserialize(&mut *self.reader).map(Some)
+        self.next(seed)
     }
 
     fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value> {
