@@ -5,7 +5,7 @@
 // wording and limits live in the core.
 
 import { AcpFsError, fromThrown, internalError, internalErrorValue, invalidParamsError, useBinding } from './error.mjs';
-import { deriveCaps, hostStorage, StorageIo } from './storage.mjs';
+import { deriveCaps, hostStorage, isThenable, StorageIo } from './storage.mjs';
 import { drive, Turns } from './driver.mjs';
 import { mcpOverAcp, mcpServerFor } from './mcp-acp.mjs';
 import { Documents } from './documents.mjs';
@@ -225,7 +225,12 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
       }
     }
 
-    async #request(method, arg, options) {
+    /**
+     * A call's promise. Settled with no await of its own when every io answered at once (an
+     * in-memory storage): a small read then costs one promise, not one per async frame.
+     */
+    #request(method, arg, options) {
+      let ran;
       try {
         const { params, signal } = unwrap(arg, options);
         // What no JSON-RPC peer could send is refused before conversion, naming the field; the
@@ -241,51 +246,67 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
             : engine.startJson(method, JSON.stringify(flat.params))
           : engine.start(method, refused ? echoParams(params) : (flat?.params ?? jsonParams(params)));
         if (!op) throw internalError(`${method} is not an fs method of this engine`);
-        const outcome = await this.#run(op, signal, refused);
-        if (outcome.error) throw new AcpFsError(outcome.error, outcome.cause);
-        return outcome.result;
+        ran = this.#run(op, signal, refused);
+        if (!isThenable(ran)) return Promise.resolve(resultOf(ran));
       } catch (e) {
-        throw fromThrown(e);
+        return Promise.reject(fromThrown(e));
       }
+      return ran.then(resultOf).catch((e) => {
+        throw fromThrown(e);
+      });
     }
 
     /**
      * Runs an operation to its outcome; stamps and reports the audit event and change record.
-     * Never rejects: every failure is an outcome (`cause` is the host error that ended it).
+     * Never rejects: every failure is an outcome (`cause` is the host error that ended it). The
+     * outcome itself, not a promise of it, when nothing had to be waited for.
      */
-    async #run(op, signal, refused) {
+    #run(op, signal, refused) {
       const started = this.#hooks.onAudit ? now() : 0;
-      let outcome;
-      let cause;
       const storageIo = this.#native || refused ? null : new StorageIo(this.#storage);
+      // A driver bug or a binding throw: never leave a request hanging.
+      const broken = (e) => ({ outcome: abortOutcome(op, e?.message ?? String(e)), cause: e });
+      let driven;
       try {
-        ({ outcome, cause } = refused
+        driven = refused
           ? { outcome: op.refuse(refused.field, refused.reason) }
-          : await drive(op, { signal, native: this.#native, storageIo, hooks: this.#hooks, turns: this.#turns }));
+          : drive(op, { signal, native: this.#native, storageIo, hooks: this.#hooks, turns: this.#turns });
       } catch (e) {
-        // A driver bug or a binding throw: never leave a request hanging.
-        cause = e;
-        outcome = abortOutcome(op, e?.message ?? String(e));
+        driven = broken(e);
       }
+      if (isThenable(driven)) return driven.then(undefined, broken).then((d) => this.#finish(op, d, storageIo, started));
+      return this.#finish(op, driven, storageIo, started);
+    }
+
+    /** `#run`'s end: the files closed, the operation freed, its events reported. */
+    #finish(op, { outcome, cause }, storageIo, started) {
       // Converted only for a host that keeps an audit log.
       const audit = this.#hooks.onAudit ? auditOf(op) : null;
+      const end = () => {
+        op.free?.();
+        this.#turns.ended();
+        if (audit) {
+          audit.durationMs = now() - started;
+          notify(this.#hooks.onAudit, audit, 'onAudit');
+        }
+        if (!outcome.error && outcome.change) notify(this.#hooks.onChange, outcome.change, 'onChange');
+        if (outcome.staleDocument) notify(this.#hooks.onDocumentStale, outcome.staleDocument, 'onDocumentStale');
+        return cause === undefined ? outcome : { ...outcome, cause };
+      };
       // Closes start now; they are waited for unless the storage's handles are plain
       // descriptors, whose close cannot change what was read or written.
       const closing = storageIo?.files.size ? storageIo.closeAll() : undefined;
-      if (closing && !storageIo.closesInBackground) await closing;
-      op.free?.();
-      this.#turns.ended();
-      if (audit) {
-        audit.durationMs = now() - started;
-        notify(this.#hooks.onAudit, audit, 'onAudit');
-      }
-      if (!outcome.error && outcome.change) notify(this.#hooks.onChange, outcome.change, 'onChange');
-      if (outcome.staleDocument) notify(this.#hooks.onDocumentStale, outcome.staleDocument, 'onDocumentStale');
-      return cause === undefined ? outcome : { ...outcome, cause };
+      return closing && !storageIo.closesInBackground ? closing.then(end) : end();
     }
   }
 
   return AcpFs;
+}
+
+/** A call's result, or its outcome's error thrown. */
+function resultOf(outcome) {
+  if (outcome.error) throw new AcpFsError(outcome.error, outcome.cause);
+  return outcome.result;
 }
 
 /** Whether a binding handed back an error value (`createEngine`) instead of what was asked for. */
