@@ -5,9 +5,33 @@ use crate::path::AbsPath;
 #[derive(Debug)]
 struct Rule {
     pattern: String,
+    /// The pattern's literal text before its first wildcard, and after its last: every name it
+    /// matches starts and ends with them, so most names are turned away without the glob.
+    head: String,
+    tail: String,
     /// `.git/`: matches a directory name anywhere on the path, not the file name.
     directory: bool,
     writes_only: bool,
+}
+
+impl Rule {
+    fn new(pattern: &str, directory: bool, writes_only: bool) -> Rule {
+        // ASCII wildcards: their byte positions are character boundaries.
+        let wild = |b: &u8| *b == b'*' || *b == b'?';
+        let head = pattern.bytes().position(|b| wild(&b)).map_or(pattern, |i| &pattern[..i]);
+        let tail = pattern.bytes().rposition(|b| wild(&b)).map_or(pattern, |i| &pattern[i + 1..]);
+        Rule { pattern: pattern.to_owned(), head: head.to_owned(), tail: tail.to_owned(), directory, writes_only }
+    }
+
+    /// [`glob`] of this rule's pattern, ASCII case-insensitive like it. The byte comparisons
+    /// agree with the glob's character ones: UTF-8 keeps ASCII bytes out of other characters.
+    fn matches(&self, name: &str) -> bool {
+        let (text, head, tail) = (name.as_bytes(), self.head.as_bytes(), self.tail.as_bytes());
+        text.len() >= head.len().max(tail.len())
+            && text[..head.len()].eq_ignore_ascii_case(head)
+            && text[text.len() - tail.len()..].eq_ignore_ascii_case(tail)
+            && glob(&self.pattern, name)
+    }
 }
 
 /// Compiled deny rules; matching is allocation-free.
@@ -30,7 +54,7 @@ impl DenyList {
                     Some(rest) => (true, rest),
                     None => (false, p),
                 };
-                Rule { pattern: p.to_owned(), directory, writes_only }
+                Rule::new(p, directory, writes_only)
             })
             .collect();
         let allow_extensions =
@@ -56,7 +80,7 @@ impl DenyList {
     /// directory's, so only the entry's own name is left to test. Allocation-free.
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))] // the MCP tools' alone
     pub fn hides_entry(&self, name: &str, directory: bool) -> bool {
-        self.rules.iter().any(|rule| !rule.writes_only && glob(&rule.pattern, name))
+        self.rules.iter().any(|rule| !rule.writes_only && rule.matches(name))
             || (!directory && self.allow_extensions.as_ref().is_some_and(|allowed| !extension_in(name, allowed)))
     }
 
@@ -78,9 +102,9 @@ impl DenyList {
             let hit = if rule.directory {
                 // Any component, the last included: a `.git` *file* (a worktree pointer) can
                 // redirect git as surely as anything inside `.git/`.
-                path.components().any(|c| glob(&rule.pattern, c))
+                path.components().any(|c| rule.matches(c))
             } else {
-                glob(&rule.pattern, name)
+                rule.matches(name)
             };
             if hit {
                 let scope = if rule.writes_only { "write:" } else { "" };
@@ -161,6 +185,16 @@ mod tests {
         assert!(glob("*é*.pem", "ééé.pem"));
         assert!(glob("*", ""));
         assert!(!glob("?", ""));
+    }
+
+    proptest::proptest! {
+        /// A rule's quick test of the pattern's literal ends never turns away a name the glob
+        /// matches (nor lets one through it does not).
+        #[test]
+        fn a_rule_matches_what_its_glob_matches(pattern in "[aAé.*?]{0,6}", name in "[aAé.]{0,6}") {
+            let rule = Rule::new(&pattern, false, false);
+            proptest::prop_assert_eq!(rule.matches(&name), glob(&pattern, &name));
+        }
     }
 
     #[test]
