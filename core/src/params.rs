@@ -87,17 +87,20 @@ fn object(params: &Value) -> Result<Members<'_>, AcpFsError> {
     params.as_object().map(Members::of).ok_or_else(|| AcpFsError::invalid_params("params", "params must be an object"))
 }
 
-fn required_string(value: Option<&Value>, field: &str) -> Result<String, AcpFsError> {
+fn required_str<'a>(value: Option<&'a Value>, field: &str) -> Result<&'a str, AcpFsError> {
     match value {
-        Some(Value::String(s)) => Ok(s.clone()),
+        Some(Value::String(s)) => Ok(s),
         None | Some(Value::Null) => Err(AcpFsError::invalid_params(field, "required")),
         Some(_) => Err(AcpFsError::invalid_params(field, "must be a string")),
     }
 }
 
+fn required_string(value: Option<&Value>, field: &str) -> Result<String, AcpFsError> {
+    required_str(value, field).map(str::to_owned)
+}
+
 fn path(value: Option<&Value>) -> Result<AbsPath, AcpFsError> {
-    let raw = required_string(value, "path")?;
-    AbsPath::parse(&raw).map_err(|why| AcpFsError::invalid_params("path", why))
+    AbsPath::parse(required_str(value, "path")?).map_err(|why| AcpFsError::invalid_params("path", why))
 }
 
 /// An optional u32: absent/null is `None`; a malformed value is an error (strict) or `None`

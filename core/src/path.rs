@@ -55,6 +55,10 @@ impl AbsPath {
             if input.contains('\\') {
                 return Err("a POSIX path must not contain a backslash");
             }
+            // Most paths arrive normalized: kept as they are, without taking them apart.
+            if input[1..].split('/').all(|c| !matches!(c, "" | "." | "..")) {
+                return Ok(AbsPath { text: input.to_owned(), style: Style::Posix, root_len: 1 });
+            }
             return Ok(Self::build(Style::Posix, String::from("/"), input[1..].split('/')));
         }
         if bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' {
@@ -217,6 +221,16 @@ mod tests {
         assert_eq!(norm("/a/../../b"), "/b");
         assert!(AbsPath::parse("/a\\b").is_err());
         assert_eq!(norm("//?/C:/x"), "/?/C:/x");
+    }
+
+    proptest::proptest! {
+        /// A POSIX path kept as it arrived is the one normalization would have built.
+        #[test]
+        fn a_normal_posix_path_is_kept_as_built(tail in "[a./]{0,8}") {
+            let input = format!("/{tail}");
+            let built = AbsPath::build(Style::Posix, String::from("/"), input[1..].split('/'));
+            proptest::prop_assert_eq!(AbsPath::parse(&input), Ok(built));
+        }
     }
 
     #[test]
