@@ -41,7 +41,9 @@ module() { # out-dir cargo-profile [cargo args...]
   wasm-bindgen --target web --out-dir "$out" --out-name acp_fs_wasm "$RAW"
   # wasm-bindgen writes a package.json and .gitignore of its own; the package is npm/wasm.
   rm -f "$out/package.json" "$out/.gitignore"
-  "$WASM_OPT" -Oz "$out/acp_fs_wasm_bg.wasm" -o "$out/acp_fs_wasm_bg.opt.wasm"
+  # wasm-opt reads the target_features section, then drops it and the producers section with
+  # the rest: nothing loads them at run time (docs/toolchain.md#no-strip-in-the-release-profile).
+  "$WASM_OPT" -Oz --strip-producers --strip-target-features "$out/acp_fs_wasm_bg.wasm" -o "$out/acp_fs_wasm_bg.opt.wasm"
   mv "$out/acp_fs_wasm_bg.opt.wasm" "$out/acp_fs_wasm_bg.wasm"
   local wasm=$out/acp_fs_wasm_bg.wasm
   echo "build-wasm: cargo output $(wc -c <"$RAW") bytes; $wasm $(wc -c <"$wasm") bytes raw," \
