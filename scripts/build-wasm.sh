@@ -49,9 +49,11 @@ module() { # out-dir cargo-profile [cargo args...]
   echo "build-wasm: cargo output $(wc -c <"$RAW") bytes; $wasm $(wc -c <"$wasm") bytes raw," \
     "$(gzip -9 -c "$wasm" | wc -c) bytes gzip -9; JS glue $(wc -c <"$out/acp_fs_wasm.js") bytes"
 }
-# The fs/* module is built with the `wasm-fs` profile (Cargo.toml says why), the full one with
-# `release`.
-module pkg wasm-fs
+# The fs/* module is built with the `wasm-fs` profile (Cargo.toml says why), and LLVM's inliner
+# less eager than at opt-level 3 (threshold 100 for its 250; docs/toolchain.md#the-inliner-of-the-fs-module);
+# the full one with `release`. --config joins .cargo/config.toml's flags (+simd128), it does not
+# replace them.
+module pkg wasm-fs --config 'target.wasm32-unknown-unknown.rustflags=["-C", "llvm-args=-inline-threshold=100"]'
 module pkg-full release --features full
 
 # The shared driver, the types and the adapters, copied so the package stands alone.
