@@ -41,15 +41,19 @@ module() { # out-dir cargo-profile [cargo args...]
   wasm-bindgen --target web --out-dir "$out" --out-name acp_fs_wasm "$RAW"
   # wasm-bindgen writes a package.json and .gitignore of its own; the package is npm/wasm.
   rm -f "$out/package.json" "$out/.gitignore"
-  "$WASM_OPT" -Oz "$out/acp_fs_wasm_bg.wasm" -o "$out/acp_fs_wasm_bg.opt.wasm"
+  # wasm-opt reads the target_features section, then drops it and the producers section with
+  # the rest: nothing loads them at run time (docs/toolchain.md#no-strip-in-the-release-profile).
+  "$WASM_OPT" -Oz --strip-producers --strip-target-features "$out/acp_fs_wasm_bg.wasm" -o "$out/acp_fs_wasm_bg.opt.wasm"
   mv "$out/acp_fs_wasm_bg.opt.wasm" "$out/acp_fs_wasm_bg.wasm"
   local wasm=$out/acp_fs_wasm_bg.wasm
   echo "build-wasm: cargo output $(wc -c <"$RAW") bytes; $wasm $(wc -c <"$wasm") bytes raw," \
     "$(gzip -9 -c "$wasm" | wc -c) bytes gzip -9; JS glue $(wc -c <"$out/acp_fs_wasm.js") bytes"
 }
-# The fs/* module is built with the `wasm-fs` profile (Cargo.toml says why), the full one with
-# `release`.
-module pkg wasm-fs
+# The fs/* module is built with the `wasm-fs` profile (Cargo.toml says why), and LLVM's inliner
+# less eager than at opt-level 3 (threshold 100 for its 250; docs/toolchain.md#the-inliner-of-the-fs-module);
+# the full one with `release`. --config joins .cargo/config.toml's flags (+simd128), it does not
+# replace them.
+module pkg wasm-fs --config 'target.wasm32-unknown-unknown.rustflags=["-C", "llvm-args=-inline-threshold=100"]'
 module pkg-full release --features full
 
 # The shared driver, the types and the adapters, copied so the package stands alone.

@@ -29,7 +29,13 @@
 //!   name is [`TEXT`] or [`LONE`]);
 //! - [`NOT_JSON`]: nothing (only the whole answer: it has no JSON text);
 //! - [`DEEP`]: nothing (a value nested deeper than the guard writes, 256 levels: skipped like
-//!   any other, refused where something reads it; nothing in an answer is read that deep).
+//!   any other, refused where something reads it; nothing in an answer is read that deep);
+//! - [`UINT`], [`INT`]: a `u64`, an `i64` (a call's argument only: a `bigint`).
+//!
+//! A call's arguments ([`args`]) come the same way, but as the binding's value conversion
+//! (serde-wasm-bindgen before) took them rather than as their JSON form: a `bigint` is an integer,
+//! `undefined` is `null`, a function or a symbol anywhere makes the argument [`NOT_JSON`], text
+//! with a lone surrogate has U+FFFD in its place (as wasm-bindgen's strings do).
 
 use super::outbox::{ARRAY, FALSE, NULL, NUMBER, OBJECT, TEXT, TRUE};
 use acp_fs::host::HostAnswer;
@@ -45,6 +51,10 @@ pub const LONE: u8 = 11;
 pub const NOT_JSON: u8 = 12;
 /// A value nested deeper than the guard writes.
 pub const DEEP: u8 = 13;
+/// A `bigint` that fits a `u64`.
+pub const UINT: u8 = 14;
+/// A negative `bigint` that fits an `i64`.
+pub const INT: u8 = 15;
 
 /// The layout is not a value of the form asked for. Why is not kept: the core reports every
 /// answer a binding could not convert with one text, whatever the binding's reason.
@@ -72,12 +82,22 @@ thread_local! {
     static LAYOUT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Room for a layout at least `len` bytes long, what was written kept; its address.
+/// Room kept between calls at most: a larger room (a large write's params) is given back once
+/// asked for less, which the guard does after a layout this large.
+pub const KEPT: usize = 1 << 20;
+
+/// Room for a layout at least `len` bytes long, what was written kept; its address. Asked for
+/// less than a room over [`KEPT`] holds, it starts afresh (the guard asks so only before a
+/// layout, never while writing one).
 pub fn room(len: u32) -> u32 {
     LAYOUT.with(|layout| {
         let mut layout = layout.borrow_mut();
-        if layout.len() < len as usize {
-            layout.resize(len as usize, 0);
+        let len = len as usize;
+        if layout.len() > KEPT.max(len) {
+            *layout = Vec::new();
+        }
+        if layout.len() < len {
+            layout.resize(len, 0);
         }
         layout.as_ptr() as u32
     })
@@ -93,6 +113,30 @@ pub fn answer(len: u32) -> Result<HostAnswer> {
 /// value serde_json made of that text).
 pub fn request(len: u32) -> Result<(String, Value)> {
     LAYOUT.with(|layout| read(layout.borrow().get(..len as usize).ok_or(Malformed)?))
+}
+
+/// A call's arguments the guard wrote in the first `len` bytes of the room as an array of
+/// `fields.len()` items (one it could not convert as [`NOT_JSON`]); the name in `fields` of the
+/// first item that is no JSON value (the order the binding checked them in before).
+pub fn args(len: u32, fields: &[&'static str]) -> std::result::Result<Vec<Value>, &'static str> {
+    LAYOUT.with(|layout| {
+        let layout = layout.borrow();
+        let layout = layout.get(..len as usize).unwrap_or_default();
+        let mut reader = Reader { layout, at: 0 };
+        let first = fields.first().copied().unwrap_or_default();
+        if !matches!((reader.tag(), reader.count()), (Ok(ARRAY), Ok(n)) if n as usize == fields.len()) {
+            return Err(first);
+        }
+        let mut values = Vec::with_capacity(fields.len());
+        for field in fields {
+            values.push(Value::deserialize(&mut reader).map_err(|Malformed| *field)?);
+        }
+        if reader.at == layout.len() {
+            Ok(values)
+        } else {
+            Err(first)
+        }
+    })
 }
 
 /// The `T` `layout` holds: all of it, one value.
@@ -150,7 +194,7 @@ impl<'de> Reader<'de> {
             left -= 1;
             match self.tag()? {
                 NULL | FALSE | TRUE | LONE | DEEP => {}
-                NUMBER => self.at += 8,
+                NUMBER | UINT | INT => self.at += 8,
                 TEXT => self.at += self.count()? as usize,
                 ARRAY => left += u64::from(self.count()?),
                 OBJECT => left += 2 * u64::from(self.count()?),
@@ -165,20 +209,40 @@ impl<'de> Reader<'de> {
     }
 }
 
-/// `n` visited as serde_json visits its JSON digits: `JSON.stringify` writes an integer below
-/// 1e21 as plain digits, which serde_json reads as a `u64` or an `i64` where it fits; anything
-/// else has a fraction or an exponent and is an `f64`.
-fn number<'de, V: Visitor<'de>>(n: f64, visitor: V) -> Result<V::Value> {
-    if n.fract() == 0.0 && n.abs() < 1e21 {
-        // `-0` is written "0".
-        if (0.0..18_446_744_073_709_551_616.0).contains(&n) {
-            return visitor.visit_u64(n as u64);
+/// A number as it is visited.
+enum Number {
+    U64(u64),
+    I64(i64),
+    F64(f64),
+}
+
+impl Reader<'_> {
+    /// The number after a [`NUMBER`], [`UINT`] or [`INT`] tag (in one place, not in each
+    /// visitor's copy of `deserialize_any`). A [`NUMBER`] is visited as serde_json visits its
+    /// JSON digits: `JSON.stringify` writes an integer below 1e21 as plain digits, which
+    /// serde_json reads as a `u64` or an `i64` where it fits; anything else has a fraction or an
+    /// exponent and is an `f64`.
+    fn number(&mut self, tag: u8) -> Result<Number> {
+        let bytes = self.take()?;
+        let n = match tag {
+            UINT => return Ok(Number::U64(u64::from_le_bytes(bytes))),
+            INT => return Ok(Number::I64(i64::from_le_bytes(bytes))),
+            _ => f64::from_le_bytes(bytes),
+        };
+        if !n.is_finite() {
+            return Err(Malformed);
         }
-        if (-9_223_372_036_854_775_808.0..0.0).contains(&n) {
-            return visitor.visit_i64(n as i64);
+        if n.fract() == 0.0 && n.abs() < 1e21 {
+            // `-0` is written "0".
+            if (0.0..18_446_744_073_709_551_616.0).contains(&n) {
+                return Ok(Number::U64(n as u64));
+            }
+            if (-9_223_372_036_854_775_808.0..0.0).contains(&n) {
+                return Ok(Number::I64(n as i64));
+            }
         }
+        Ok(Number::F64(n))
     }
-    visitor.visit_f64(n)
 }
 
 impl<'de> Deserializer<'de> for &mut Reader<'de> {
@@ -189,13 +253,11 @@ impl<'de> Deserializer<'de> for &mut Reader<'de> {
             NULL => visitor.visit_unit(),
             FALSE => visitor.visit_bool(false),
             TRUE => visitor.visit_bool(true),
-            NUMBER => {
-                let n = f64::from_le_bytes(self.take()?);
-                if !n.is_finite() {
-                    return Err(Malformed);
-                }
-                number(n, visitor)
-            }
+            tag @ (NUMBER | UINT | INT) => match self.number(tag)? {
+                Number::U64(n) => visitor.visit_u64(n),
+                Number::I64(n) => visitor.visit_i64(n),
+                Number::F64(n) => visitor.visit_f64(n),
+            },
             TEXT => visitor.visit_borrowed_str(self.text()?),
             ARRAY => {
                 let left = self.count()?;

@@ -1,6 +1,6 @@
 //! wasm-bindgen binding of the acp-fs engine: `docs/binding-interface.md` over [`acp_fs::host`], values converted
-//! with serde (serde-wasm-bindgen in, small params as JSON text, an io's answer through the inbox, [`inbox`];
-//! every value out through the outbox, [`outbox`]) and nothing else: rules, wording, limits and a request's lifecycle are the core's. A panic aborts (a trap); the hook below keeps its message for the guard.
+//! with serde (in: small params as JSON text, every other value through the inbox, [`inbox`]; out: every value
+//! through the outbox, [`outbox`]) and nothing else: rules, wording, limits and a request's lifecycle are the core's. A panic aborts (a trap); the hook below keeps its message for the guard.
 
 #[cfg(feature = "full")]
 use acp_fs::host::agent_side;
@@ -8,6 +8,7 @@ use acp_fs::host::{self, HeldOperations, HostAnswer, HostDispatch, HostEngine, H
 use acp_fs::AcpFsError;
 use serde::Serialize;
 use serde_json::Value;
+#[cfg(feature = "full")]
 use serde_wasm_bindgen::from_value;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
@@ -22,25 +23,26 @@ fn put<T: Serialize + ?Sized>(value: &T) -> Out {
     outbox::put(value, false).map_err(|why| js_sys::TypeError::new(&why).into())
 }
 
-/// A conversion error's message.
-fn reason(error: serde_wasm_bindgen::Error) -> String {
-    let error = JsValue::from(error);
-    error.dyn_ref::<js_sys::Error>().map_or_else(|| format!("{error:?}"), |e| e.message().into())
+/// The JSON values of a call's arguments, which the guard wrote into the inbox (`len` bytes, one
+/// item per name in `fields`), or `-32602` naming the first that has none. Through the inbox
+/// rather than serde-wasm-bindgen: its converter and the glue it needs were about 5 KB of the
+/// gzipped fs/* module, for calls made once a session or document.
+fn args(len: u32, fields: &[&'static str]) -> Result<Vec<Value>, AcpFsError> {
+    inbox::args(len, fields).map_err(|field| host::invalid_params(field, NO_JSON))
 }
 
-/// A JSON value, or `-32602` naming `field` with the conversion error.
-fn arg(field: &str, value: JsValue) -> Result<Value, AcpFsError> {
-    from_value(value).map_err(|e| host::invalid_params(field, &reason(e)))
-}
+/// Why an argument is refused that has no JSON value (the driver walks every value first, so
+/// only a caller of the low-level binding sees it).
+const NO_JSON: &str = "is not representable as JSON (a function, a symbol, a bigint, a cycle, a lone surrogate)";
 
-/// A string, or a `TypeError` with the conversion error.
+/// A string, or a `TypeError`.
 fn text(value: JsValue) -> Result<String, JsValue> {
-    from_value(value).map_err(|e| js_sys::TypeError::new(&reason(e)).into())
+    value.as_string().ok_or_else(|| js_sys::TypeError::new("expected a string").into())
 }
 
-/// What an argument the engine only reads as a string is when it is no JSON value: nothing.
+/// An argument the engine only reads as a string: anything else is nothing to it.
 fn lenient(value: JsValue) -> Value {
-    from_value(value).unwrap_or_default()
+    value.as_string().map_or(Value::Null, Value::String)
 }
 
 /// `null`, or the error (a bad argument's included).
@@ -59,10 +61,12 @@ pub fn invalid_params(field: &str, reason: &str) -> Out {
     put(&host::invalid_params(field, reason))
 }
 
-/// An engine, or none and the error naming the bad option or capability in the outbox.
+/// An engine, or none and the error naming the bad option or capability in the outbox; the
+/// options and the caps in the inbox ([`args`]).
 #[wasm_bindgen(js_name = createEngine)]
-pub fn create_engine(options: JsValue, caps: JsValue) -> Result<Option<Engine>, JsValue> {
-    match arg("options", options).and_then(|options| HostEngine::new(options, arg("caps", caps)?)) {
+pub fn create_engine(len: u32) -> Result<Option<Engine>, JsValue> {
+    let made = args(len, &["options", "caps"]).and_then(|mut v| HostEngine::new(v.swap_remove(0), v.swap_remove(0)));
+    match made {
         Ok(engine) => Ok(Some(Engine(engine, HeldOperations::default()))),
         Err(error) => put(&error).map(|()| None),
     }
@@ -75,11 +79,11 @@ pub struct Engine(HostEngine, HeldOperations);
 
 #[wasm_bindgen]
 impl Engine {
+    /// The session id, cwd, additional directories and session options in the inbox ([`args`]).
     #[wasm_bindgen(js_name = openSession)]
-    pub fn open_session(&self, session_id: JsValue, cwd: JsValue, dirs: JsValue, session: JsValue) -> Out {
-        let (id, cwd, dirs) = (arg("sessionId", session_id), arg("cwd", cwd), arg("additionalDirectories", dirs));
-        let session = arg("session", session);
-        error_or_null((|| Ok(self.0.open_session(&id?, &cwd?, &dirs?, &session?)))())
+    pub fn open_session(&self, len: u32) -> Out {
+        let v = args(len, &["sessionId", "cwd", "additionalDirectories", "session"]);
+        error_or_null(v.map(|v| self.0.open_session(&v[0], &v[1], &v[2], &v[3])))
     }
 
     #[wasm_bindgen(js_name = closeSession)]
@@ -87,14 +91,16 @@ impl Engine {
         self.0.close_session(&lenient(id));
     }
 
+    /// The path and the text in the inbox ([`args`]).
     #[wasm_bindgen(js_name = openDocument)]
-    pub fn open_document(&self, path: JsValue, text: JsValue) -> Out {
-        error_or_null((|| Ok(self.0.open_document(&arg("path", path)?, &arg("text", text)?)))())
+    pub fn open_document(&self, len: u32) -> Out {
+        error_or_null(args(len, &["path", "text"]).map(|v| self.0.open_document(&v[0], &v[1])))
     }
 
+    /// The path and the text in the inbox ([`args`]).
     #[wasm_bindgen(js_name = documentReloaded)]
-    pub fn document_reloaded(&self, path: JsValue, text: JsValue) -> Out {
-        error_or_null((|| Ok(self.0.document_reloaded(&arg("path", path)?, &arg("text", text)?)))())
+    pub fn document_reloaded(&self, len: u32) -> Out {
+        error_or_null(args(len, &["path", "text"]).map(|v| self.0.document_reloaded(&v[0], &v[1])))
     }
 
     #[wasm_bindgen(js_name = documentSaved)]
@@ -120,9 +126,12 @@ impl Engine {
         put(&self.0.capabilities())
     }
 
-    /// The operation's number; none when `method` is not an fs method.
-    pub fn start(&self, method: JsValue, params: JsValue) -> Option<u32> {
-        Some(self.1.hold(self.0.start(&method.as_string()?, from_value(params).map_err(reason))?))
+    /// The operation's number; none when `method` is not an fs method. The params in the inbox
+    /// ([`args`]); `why`: the guard's reason when they have no JSON text.
+    pub fn start(&self, method: JsValue, len: u32, why: Option<String>) -> Option<u32> {
+        let params = inbox::args(len, &["params"]).map(|mut v| v.swap_remove(0));
+        let params = params.map_err(|_| why.unwrap_or_else(|| "they hold what JSON cannot carry".to_owned()));
+        Some(self.1.hold(self.0.start(&method.as_string()?, params)?))
     }
 
     /// `start` with the params as JSON text (small params: one crossing, not one per member).

@@ -61,39 +61,36 @@ type Fit<T> = Result<T, Answer>;
 
 impl Channel {
     /// The file's metadata; `follow`: through a final symlink.
-    pub async fn stat(&self, path: &str, follow: bool) -> Result<Metadata, StorageError> {
+    pub fn stat(&self, path: &str, follow: bool) -> Asked<'_, Metadata> {
         let io = Io::Stat { path: path.to_owned(), follow };
-        self.ask_storage(io, |answer| match answer {
+        self.ask_storage(io, |answer, _| match answer {
             Answer::Metadata(meta) => Ok(meta),
             other => Err(other),
         })
-        .await
     }
 
     /// The path with every symlink resolved, as the storage spells it.
-    pub async fn real_path(&self, path: &str) -> Result<String, StorageError> {
-        self.ask_storage(Io::RealPath { path: path.to_owned() }, |answer| match answer {
+    pub fn real_path(&self, path: &str) -> Asked<'_, String> {
+        self.ask_storage(Io::RealPath { path: path.to_owned() }, |answer, _| match answer {
             Answer::Path(real) => Ok(real),
             other => Err(other),
         })
-        .await
     }
 
     /// The whole file.
-    pub async fn read_all(&self, path: &str) -> Result<Bytes, StorageError> {
-        self.ask_storage(Io::ReadAll { path: path.to_owned() }, |answer| match answer {
+    pub fn read_all(&self, path: &str) -> Asked<'_, Bytes> {
+        self.ask_storage(Io::ReadAll { path: path.to_owned() }, |answer, _| match answer {
             Answer::Bytes(bytes) => Ok(bytes),
             other => Err(other),
         })
-        .await
     }
 
     /// Opens `path` under `root`: the open file (none for anything but a regular file), its
     /// metadata, and up to `head` bytes from its start if the storage sent them. Head bytes
     /// without an open file, or more than asked for, are a wrong answer.
-    pub async fn open(&self, root: &str, path: &str, head: usize) -> Result<Opened, StorageError> {
+    pub fn open(&self, root: &str, path: &str, head: usize) -> Asked<'_, Opened> {
         let io = Io::Open { root: root.to_owned(), path: path.to_owned(), head };
-        self.ask_storage(io, |answer| match answer {
+        self.ask_storage_within(io, head, |answer, head| match answer {
             Answer::Opened { file, meta, head: bytes }
                 if bytes.as_ref().is_none_or(|b| file.is_some() && b.len() <= head) =>
             {
@@ -103,101 +100,96 @@ impl Channel {
             Answer::Metadata(meta) if meta.kind != FileKind::File => Ok(Opened { file: None, meta, head: None }),
             other => Err(other),
         })
-        .await
     }
 
     /// Up to `len` bytes at `offset` of an open file; more than asked for is a wrong answer.
-    pub async fn read_at(&self, file: FileId, offset: u64, len: usize) -> Result<Bytes, StorageError> {
-        self.ask_storage(Io::ReadAt { file, offset, len }, |answer| match answer {
+    pub fn read_at(&self, file: FileId, offset: u64, len: usize) -> Asked<'_, Bytes> {
+        self.ask_storage_within(Io::ReadAt { file, offset, len }, len, |answer, len| match answer {
             Answer::Bytes(bytes) if bytes.len() <= len => Ok(bytes),
             other => Err(other),
         })
-        .await
     }
 
     /// Creates `path` and its missing parents under `root`.
-    pub async fn make_dirs(&self, root: &str, path: &str) -> Result<(), StorageError> {
+    pub fn make_dirs(&self, root: &str, path: &str) -> Asked<'_, ()> {
         let io = Io::MakeDirs { root: root.to_owned(), path: path.to_owned() };
-        self.ask_storage(io, done).await
+        self.ask_storage(io, done)
     }
 
     /// Replaces (or creates) the file at `path` under `root` with `bytes`.
-    pub async fn write(&self, root: &str, path: &str, bytes: Vec<u8>) -> Result<(), StorageError> {
+    pub fn write(&self, root: &str, path: &str, bytes: Vec<u8>) -> Asked<'_, ()> {
         let io = Io::Write { root: root.to_owned(), path: path.to_owned(), bytes };
-        self.ask_storage(io, done).await
+        self.ask_storage(io, done)
     }
 
     /// Closes `file`: this operation will not read it again.
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))] // the MCP tools' alone
-    pub async fn close(&self, file: FileId) -> Result<(), StorageError> {
-        self.ask_storage(Io::Close { file }, done).await
+    pub fn close(&self, file: FileId) -> Asked<'_, ()> {
+        self.ask_storage(Io::Close { file }, done)
     }
 
     /// The entries of the directory `path` under `root`.
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))] // the MCP tools' alone
-    pub async fn list(&self, root: &str, path: &str) -> Result<Vec<DirEntry>, StorageError> {
-        self.list_as(root, path, false).await
+    pub fn list(&self, root: &str, path: &str) -> Asked<'_, Vec<DirEntry>> {
+        self.list_as(root, path, false)
     }
 
     /// [`list`](Self::list) where only each entry's kind is needed (a tree, a search).
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))] // the MCP tools' alone
-    pub async fn list_kinds(&self, root: &str, path: &str) -> Result<Vec<DirEntry>, StorageError> {
-        self.list_as(root, path, true).await
+    pub fn list_kinds(&self, root: &str, path: &str) -> Asked<'_, Vec<DirEntry>> {
+        self.list_as(root, path, true)
     }
 
-    async fn list_as(&self, root: &str, path: &str, kinds: bool) -> Result<Vec<DirEntry>, StorageError> {
-        self.ask_storage(Io::List { root: root.to_owned(), path: path.to_owned(), kinds }, |answer| match answer {
+    fn list_as(&self, root: &str, path: &str, kinds: bool) -> Asked<'_, Vec<DirEntry>> {
+        self.ask_storage(Io::List { root: root.to_owned(), path: path.to_owned(), kinds }, |answer, _| match answer {
             Answer::Entries(entries) => Ok(entries),
             other => Err(other),
         })
-        .await
     }
 
     /// Moves `from` to `to` under `root`, never replacing what is at `to`.
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))] // the MCP tools' alone
-    pub async fn rename(&self, root: &str, from: &str, to: &str) -> Result<(), StorageError> {
+    pub fn rename(&self, root: &str, from: &str, to: &str) -> Asked<'_, ()> {
         let io = Io::Rename { root: root.to_owned(), from: from.to_owned(), to: to.to_owned() };
-        self.ask_storage(io, done).await
+        self.ask_storage(io, done)
     }
 
     /// Creates the one directory `path` under `root`.
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))] // the MCP tools' alone
-    pub async fn make_dir(&self, root: &str, path: &str) -> Result<(), StorageError> {
+    pub fn make_dir(&self, root: &str, path: &str) -> Asked<'_, ()> {
         let io = Io::MakeDir { root: root.to_owned(), path: path.to_owned() };
-        self.ask_storage(io, done).await
+        self.ask_storage(io, done)
     }
 
     /// Removes the empty directory `path` under `root`.
-    pub async fn remove_dir(&self, root: &str, path: &str) -> Result<(), StorageError> {
+    pub fn remove_dir(&self, root: &str, path: &str) -> Asked<'_, ()> {
         let io = Io::RemoveDir { root: root.to_owned(), path: path.to_owned() };
-        self.ask_storage(io, done).await
+        self.ask_storage(io, done)
     }
 
     // Approvals, document decisions and turns come from the host, not from storage: they go
     // through `ask`, which takes no error answer.
 
     /// Whether the host approves `change`.
-    pub async fn approve(&self, change: ChangeRecord) -> Result<bool, StorageError> {
-        self.ask(Io::Approve { change }, |answer| match answer {
+    pub fn approve(&self, change: ChangeRecord) -> Asked<'_, bool> {
+        self.ask(Io::Approve { change }, |answer, _| match answer {
             Answer::Approved(approved) => Ok(approved),
             other => Err(other),
         })
-        .await
     }
 
     /// What the host does with a write of `text` to the open document `path`.
-    pub async fn write_document(&self, path: &str, text: String) -> Result<DocumentWrite, StorageError> {
-        self.ask(Io::WriteDocument { path: path.to_owned(), text }, |answer| match answer {
+    pub fn write_document(&self, path: &str, text: String) -> Asked<'_, DocumentWrite> {
+        self.ask(Io::WriteDocument { path: path.to_owned(), text }, |answer, _| match answer {
             Answer::Document(decision) => Ok(decision),
             other => Err(other),
         })
-        .await
     }
 
     /// Returns once the driver has waited on `turn` (the turn may still not have come: ask
     /// the ticket).
-    pub async fn wait(&self, path: &str, turn: Turn) -> Result<(), StorageError> {
-        self.ask(Io::Wait { path: path.to_owned(), turn }, done).await
+    pub fn wait(&self, path: &str, turn: Turn) -> Asked<'_, ()> {
+        self.ask(Io::Wait { path: path.to_owned(), turn }, done)
     }
 
     /// Whether the driver takes read-ahead plans: only then is one worth making.
@@ -241,21 +233,20 @@ impl Channel {
 
     /// Suspends the operation until the driver answers `io`, then lets `fit` judge the answer;
     /// one that does not fit is reported here, for every kind of request alike.
-    async fn ask<T>(&self, io: Io, fit: impl FnOnce(Answer) -> Fit<T>) -> Result<T, StorageError> {
-        let what = name(&io);
-        let answer = Ask { channel: self, io: Some(io) }.await;
-        fit(answer).map_err(|other| unexpected(what, &other))
+    fn ask<T>(&self, io: Io, fit: fn(Answer, usize) -> Fit<T>) -> Asked<'_, T> {
+        Asked { what: name(&io), ask: Ask { channel: self, io: Some(io) }, storage: false, limit: 0, fit }
     }
 
     /// [`Channel::ask`] for storage I/O, which the storage's own error also answers. Host I/O
     /// (approvals, document decisions, turns) takes only its own answer: an error is as wrong
     /// there as any other.
-    async fn ask_storage<T>(&self, io: Io, fit: impl FnOnce(Answer) -> Fit<T>) -> Result<T, StorageError> {
-        let fit = |answer| match answer {
-            Answer::Err(e) => Ok(Err(e)),
-            other => fit(other).map(Ok),
-        };
-        self.ask(io, fit).await.and_then(|result| result)
+    fn ask_storage<T>(&self, io: Io, fit: fn(Answer, usize) -> Fit<T>) -> Asked<'_, T> {
+        self.ask_storage_within(io, 0, fit)
+    }
+
+    /// [`Channel::ask_storage`] whose `fit` is also given `limit` (how many bytes were asked for).
+    fn ask_storage_within<T>(&self, io: Io, limit: usize, fit: fn(Answer, usize) -> Fit<T>) -> Asked<'_, T> {
+        Asked { what: name(&io), ask: Ask { channel: self, io: Some(io) }, storage: true, limit, fit }
     }
 
     fn slot(&self) -> std::sync::MutexGuard<'_, Slot> {
@@ -265,7 +256,7 @@ impl Channel {
 }
 
 /// The answer to an I/O that only succeeds (a storage's may also fail, see `ask_storage`).
-fn done(answer: Answer) -> Fit<()> {
+fn done(answer: Answer, _: usize) -> Fit<()> {
     match answer {
         Answer::Done => Ok(()),
         other => Err(other),
@@ -327,5 +318,37 @@ impl Future for Ask<'_> {
             Some(answer) => Poll::Ready(answer),
             None => Poll::Pending,
         }
+    }
+}
+
+/// One I/O of a [`Channel`] method, asked and its answer judged: a plain future rather than
+/// three nested `async fn`s (method, `ask_storage`, `ask`) with a closure each, whose state
+/// machines and drop glue were compiled again into every request that awaits an I/O (the fs/*
+/// wasm module's size). Its `poll` is generic over the answer's type alone.
+#[must_use = "an I/O is asked only when awaited"]
+pub(crate) struct Asked<'a, T> {
+    ask: Ask<'a>,
+    /// What was asked, as a wrong answer's report names it ([`name`]).
+    what: &'static str,
+    /// A storage I/O: the storage's own error answers it too.
+    storage: bool,
+    /// What `fit` is also given: how many bytes were asked for, where that bounds the answer.
+    limit: usize,
+    fit: fn(Answer, usize) -> Fit<T>,
+}
+
+impl<T> Future for Asked<'_, T> {
+    type Output = Result<T, StorageError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = &mut *self;
+        let answer = match Pin::new(&mut this.ask).poll(cx) {
+            Poll::Ready(answer) => answer,
+            Poll::Pending => return Poll::Pending,
+        };
+        Poll::Ready(match answer {
+            Answer::Err(e) if this.storage => Err(e),
+            answer => (this.fit)(answer, this.limit).map_err(|other| unexpected(this.what, &other)),
+        })
     }
 }

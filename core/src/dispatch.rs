@@ -107,8 +107,15 @@ impl<'de> Visitor<'de> for MembersVisitor {
 pub fn respond(id: &str, result: Result<Value, AcpFsError>) -> String {
     match result {
         Ok(value) => respond_result(id, &value),
-        Err(e) => format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{}}}", e.to_json_rpc()),
+        Err(e) => format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{}}}", json_text(&e.to_json_rpc())),
     }
+}
+
+/// A value's JSON text. Through `serde_json::to_string`, the writer replies use, not `Value`'s
+/// `Display`, which brought two more copies of the serializer (compact and pretty) into the
+/// fs/* wasm module.
+fn json_text(value: &Value) -> String {
+    serde_json::to_string(value).expect("a Value serializes")
 }
 
 /// [`respond`] with a borrowed result, serialized once straight into the reply: a tool's answer
@@ -210,7 +217,7 @@ impl AcpFs {
         };
         if msg.method == "$/cancel_request" {
             return match msg.params().ok().flatten().as_ref().and_then(|p| p.get("requestId")) {
-                Some(id) => Dispatch::Cancel(id.to_string()),
+                Some(id) => Dispatch::Cancel(json_text(id)),
                 None => Dispatch::NotMine,
             };
         }

@@ -178,9 +178,21 @@ fn merge(into: &mut Vec<Checkpoint>, new: &[Checkpoint]) {
         into.extend_from_slice(new);
         return;
     }
-    into.extend_from_slice(new);
-    into.sort_unstable();
-    into.dedup_by_key(|c| c.line);
+    // One pass over the two, the lesser first, the first of a line kept: what sorting the two
+    // together and keeping each line's first did, without the sort (about 2 KB of the gzipped
+    // fs/* wasm module, for the one place that sorted).
+    let old = std::mem::take(into);
+    into.reserve(old.len() + new.len());
+    let (mut a, mut b) = (old.iter().copied().peekable(), new.iter().copied().peekable());
+    while let Some(next) = match (a.peek(), b.peek()) {
+        (Some(x), Some(y)) if y < x => b.next(),
+        (Some(_), _) => a.next(),
+        (None, _) => b.next(),
+    } {
+        if into.last().is_none_or(|last| last.line != next.line) {
+            into.push(next);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -203,6 +215,35 @@ mod tests {
         // Another version: dropped, and the memory with it.
         assert!(ix.start("/a", Identity { size: 100, modified: Some(1), changed: 2, file_id: None }, 50).is_none());
         assert_eq!(ix.bytes(), 0);
+    }
+
+    #[test]
+    fn merge_is_sorting_both_and_keeping_each_lines_first() {
+        let mut seed = 7u64;
+        let mut next = |n: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for _ in 0..2000 {
+            let mut run = |more: u64| {
+                let len = next(6) + more;
+                let mut v: Vec<_> = (0..len).map(|_| cp(next(12) + 2, next(4))).collect();
+                v.sort_unstable();
+                v
+            };
+            let into = run(0);
+            let new = run(1);
+            let mut want = [into.clone(), new.clone()].concat();
+            want.sort_unstable();
+            want.dedup_by_key(|c| c.line);
+            let mut got = into.clone();
+            merge(&mut got, &new);
+            // The fast path (all of `new` after `into`) appends `new` as it is.
+            if into.last().is_none_or(|last| new[0].line > last.line) {
+                want = [into, new].concat();
+            }
+            assert_eq!(got, want);
+        }
     }
 
     #[test]

@@ -53,6 +53,7 @@ describe('binding: traps', () => {
     const state = { panic, taken: 0, calls: 0, infos: 0, audits: 0 };
     // Where its calls leave their values (the outbox), as the module's memory.
     const memory = new WebAssembly.Memory({ initial: 1 });
+    const INBOX = 32768;
     // Operations are the raw engine's numbers.
     class RawEngine {
       start() {
@@ -98,8 +99,11 @@ describe('binding: traps', () => {
         putInOutbox(memory, realBinding.hostInfo());
       },
       __outbox: () => 0,
-      createEngine(options) {
-        if (options?.trapHere) throw new WebAssembly.RuntimeError('unreachable');
+      // The inbox, where the guard writes a call's arguments (bindings-wasm/src/inbox.rs).
+      __answer: () => INBOX,
+      createEngine(len) {
+        const args = new TextDecoder().decode(new Uint8Array(memory.buffer, INBOX, len));
+        if (args.includes('trapHere')) throw new WebAssembly.RuntimeError('unreachable');
         return new RawEngine();
       },
       __takePanicMessage() {

@@ -160,8 +160,8 @@ impl HostOperation {
         bytes: Option<Vec<u8>>,
     ) -> Step {
         if std::mem::replace(&mut state.started, true) {
-            // A binding's own conversion error is not reported word for word: napi and
-            // serde-wasm-bindgen word the same mistake differently, and hosts must see one text.
+            // A binding's own conversion error is not reported word for word: napi and the wasm
+            // module's inbox word the same mistake differently, and hosts must see one text.
             let answer = match answer {
                 None => Err("no answer".to_owned()),
                 Some(Err(_)) => Err(NOT_AN_ANSWER.to_owned()),

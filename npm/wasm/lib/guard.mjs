@@ -34,7 +34,7 @@ const paramsOf = (text) => () => {
 /** The outbox's tags (bindings-wasm/src/outbox.rs, which describes the layout). */
 const [NULL, FALSE, TRUE, NUMBER, ASCII, TEXT, NAME, WIDE, BYTES, ARRAY, OBJECT] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 /** The inbox's own tags (bindings-wasm/src/inbox.rs, which describes its layout). */
-const [LONE, NOT_JSON, DEEP] = [11, 12, 13];
+const [LONE, NOT_JSON, DEEP, UINT, INT] = [11, 12, 13, 14, 15];
 
 /** ASCII text up to this long is made here, byte by byte: a `TextDecoder` call costs more. */
 const SHORT = 32;
@@ -47,6 +47,13 @@ const DEEPEST = 256;
 
 /** What `answerWriter` cannot write itself, which goes through `JSON.stringify` instead. */
 const ODD = Symbol('odd');
+
+/**
+ * Room for layouts the module keeps between calls, at most (`KEPT` in bindings-wasm/src/inbox.rs):
+ * after a larger layout (a large write's params) the writer asks for room afresh, which gives the
+ * large room back.
+ */
+const KEPT = 1 << 20;
 
 const wellFormed =
   typeof String.prototype.isWellFormed === 'function' ? (s) => s.isWellFormed() : (s) => !/\p{Cs}/u.test(s);
@@ -61,6 +68,13 @@ const wellFormed =
  * instance, a boxed value) goes through `JSON.stringify` first; an answer with no JSON text (a
  * `bigint`, a cycle, a function) is `NOT_JSON`, which the engine refuses as a malformed answer,
  * as it refuses any other. Only a trap in `room` is thrown.
+ *
+ * `write.args(items)` writes a call's arguments as an array, each converted as serde-wasm-bindgen
+ * converted it before (its converter cost the fs/* module about 5 KB gzipped; the rules are the
+ * low-level interface's, tests/node/suite-binding.mjs): a `bigint` is an integer (`UINT`, `INT`),
+ * `undefined` is `null`, any other object its own enumerable members (no `toJSON`), text with a
+ * lone surrogate has U+FFFD in its place; an argument holding a function, a symbol, a `bigint`
+ * past 64 bits or nesting past `DEEPEST` is `NOT_JSON`, why kept for `write.why()`.
  */
 function answerWriter(memory, room) {
   const encoder = new TextEncoder();
@@ -74,6 +88,8 @@ function answerWriter(memory, room) {
   let trapped;
   /** Whether the value being written came from `JSON.parse` (plain, and no cycle). */
   let stringified = false;
+  /** Why the first argument `args` wrote as `NOT_JSON` has no JSON text. */
+  let why;
 
   const views = () => {
     heap = new Uint8Array(memory.buffer);
@@ -94,7 +110,8 @@ function answerWriter(memory, room) {
     views();
   };
 
-  function text(s) {
+  /** `s` as `TEXT` (`lenient`: a lone surrogate as U+FFFD, as `encodeInto` makes it; else `LONE`). */
+  function text(s, lenient = false) {
     let n = 0;
     if (s.length <= SHORT) {
       need(5 + s.length);
@@ -106,7 +123,7 @@ function answerWriter(memory, room) {
       }
     }
     if (n < s.length) {
-      if (!wellFormed(s)) {
+      if (!lenient && !wellFormed(s)) {
         need(1);
         heap[base + at++] = LONE;
         return;
@@ -217,6 +234,84 @@ function answerWriter(memory, room) {
     heap[base + at++] = NOT_JSON;
     return at;
   }
+
+  /** A value of an argument (`write.args`); what it cannot convert is thrown as a reason. */
+  function arg(v, depth) {
+    switch (typeof v) {
+      case 'string':
+        return text(v, true);
+      case 'number':
+      case 'boolean':
+        return value(v, depth);
+      case 'undefined':
+        return value(null, depth);
+      case 'bigint':
+        need(9);
+        if (v >= 0n && v <= 0xffffffffffffffffn) {
+          heap[base + at] = UINT;
+          view.setBigUint64(base + at + 1, v, true);
+        } else if (v >= -0x8000000000000000n && v < 0n) {
+          heap[base + at] = INT;
+          view.setBigInt64(base + at + 1, v, true);
+        } else throw `the BigInt ${v} does not fit 64 bits`;
+        at += 9;
+        return;
+      case 'object':
+        break;
+      default:
+        throw `a ${typeof v} is no value`;
+    }
+    need(5);
+    if (v === null) {
+      heap[base + at++] = NULL;
+      return;
+    }
+    if (depth >= DEEPEST) throw `nested deeper than ${DEEPEST} levels (or cyclic)`;
+    const container = at;
+    const array = Array.isArray(v);
+    const entries = array ? v : Object.entries(v);
+    heap[base + at] = array ? ARRAY : OBJECT;
+    at += 5;
+    for (const entry of entries) {
+      if (array) arg(entry, depth + 1);
+      else {
+        text(entry[0], true);
+        arg(entry[1], depth + 1);
+      }
+    }
+    view.setUint32(base + container + 1, entries.length, true);
+  }
+
+  /** One of `args`' items, from `at`. */
+  function item(v) {
+    const start = at;
+    try {
+      arg(v, 0);
+      return;
+    } catch (e) {
+      if (e === trapped) throw e;
+      why ??= typeof e === 'string' ? e : String(e?.message ?? e);
+    }
+    at = start;
+    need(1);
+    heap[base + at++] = NOT_JSON;
+  }
+
+  write.args = (items) => {
+    if (heap === undefined || heap.length === 0) views();
+    at = 0;
+    why = undefined;
+    need(5);
+    heap[base] = ARRAY;
+    view.setUint32(base + 1, items.length, true);
+    at = 5;
+    for (const v of items) item(v);
+    const length = at;
+    // The module gives a room this large back when next asked for less.
+    if (size > KEPT) size = 0;
+    return length;
+  };
+  write.why = () => why;
 
   return write;
 }
@@ -610,7 +705,7 @@ export function guardBinding(raw) {
     }
 
     openSession(sessionId, cwd, additionalDirectories, session) {
-      return guard(() => (this.#raw.openSession(sessionId, cwd, additionalDirectories, session), taken()), internal);
+      return guard(() => (this.#raw.openSession(writeAnswer.args([sessionId, cwd, additionalDirectories, session])), taken()), internal);
     }
 
     closeSession(sessionId) {
@@ -618,11 +713,11 @@ export function guardBinding(raw) {
     }
 
     openDocument(path, text) {
-      return guard(() => (this.#raw.openDocument(path, text), taken()), internal);
+      return guard(() => (this.#raw.openDocument(writeAnswer.args([path, text])), taken()), internal);
     }
 
     documentReloaded(path, text) {
-      return guard(() => (this.#raw.documentReloaded(path, text), taken()), internal);
+      return guard(() => (this.#raw.documentReloaded(writeAnswer.args([path, text])), taken()), internal);
     }
 
     documentSaved(path) {
@@ -646,7 +741,7 @@ export function guardBinding(raw) {
     }
 
     start(method, params) {
-      return this.#started(method, params, () => this.#raw.start(method, params));
+      return this.#started(method, params, () => this.#raw.start(method, writeAnswer.args([params]), writeAnswer.why()));
     }
 
     startJson(method, params) {
@@ -726,7 +821,7 @@ export function guardBinding(raw) {
     createEngine(options, caps) {
       if (info === undefined) throw notReady('creating an AcpFs');
       return guard(() => {
-        const made = raw.createEngine(options, caps);
+        const made = raw.createEngine(writeAnswer.args([options, caps]));
         // None: the error naming the bad option is in the outbox.
         return made instanceof raw.Engine ? new Engine(made) : taken();
       }, internal);
