@@ -28,12 +28,8 @@ fn put<T: Serialize + ?Sized>(value: &T) -> Out {
 /// rather than serde-wasm-bindgen: its converter and the glue it needs were about 5 KB of the
 /// gzipped fs/* module, for calls made once a session or document.
 fn args(len: u32, fields: &[&'static str]) -> Result<Vec<Value>, AcpFsError> {
-    inbox::args(len, fields).map_err(|field| host::invalid_params(field, NO_JSON))
+    inbox::args(len, fields).map_err(|field| host::invalid_params(field, host::NOT_JSON))
 }
-
-/// Why an argument is refused that has no JSON value (the driver walks every value first, so
-/// only a caller of the low-level binding sees it).
-const NO_JSON: &str = "is not representable as JSON (a function, a symbol, a bigint, a cycle, a lone surrogate)";
 
 /// A string, or a `TypeError`.
 fn text(value: JsValue) -> Result<String, JsValue> {
@@ -127,10 +123,10 @@ impl Engine {
     }
 
     /// The operation's number; none when `method` is not an fs method. The params in the inbox
-    /// ([`args`]); `why`: the guard's reason when they have no JSON text.
-    pub fn start(&self, method: JsValue, len: u32, why: Option<String>) -> Option<u32> {
+    /// ([`args`]).
+    pub fn start(&self, method: JsValue, len: u32) -> Option<u32> {
         let params = inbox::args(len, &["params"]).map(|mut v| v.swap_remove(0));
-        let params = params.map_err(|_| why.unwrap_or_else(|| "they hold what JSON cannot carry".to_owned()));
+        let params = params.map_err(|field| format!("{field} {}", host::NOT_JSON));
         Some(self.1.hold(self.0.start(&method.as_string()?, params)?))
     }
 

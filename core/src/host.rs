@@ -57,6 +57,11 @@ pub const MAX_DEPTH: usize = 128;
 pub const MAX_VALUES: usize = 1_000_000;
 /// Why a string with a lone surrogate (no UTF-8 form) is refused (semantics.md §8.1).
 pub const LONE_SURROGATE: &str = "is not valid Unicode (a lone surrogate)";
+/// Why a binding refuses a value it was handed that has no JSON form. The driver walks every
+/// value first and names what it finds (semantics.md §8.1), so only a caller of a binding's
+/// low-level interface meets this.
+pub const NOT_JSON: &str =
+    "is not representable as JSON (a function, a symbol, a bigint past 64 bits, a cycle or too deep a nesting)";
 
 /// What a driver needs to know of the engine once, before any request: the method names, the
 /// limits of its value walk, the capabilities of a complete storage, and the templates of the

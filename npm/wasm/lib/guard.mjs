@@ -74,7 +74,8 @@ const wellFormed =
  * low-level interface's, tests/node/suite-binding.mjs): a `bigint` is an integer (`UINT`, `INT`),
  * `undefined` is `null`, any other object its own enumerable members (no `toJSON`), text with a
  * lone surrogate has U+FFFD in its place; an argument holding a function, a symbol, a `bigint`
- * past 64 bits or nesting past `DEEPEST` is `NOT_JSON`, why kept for `write.why()`.
+ * past 64 bits or nesting past `DEEPEST` is `NOT_JSON` (the module names the argument; the
+ * reason's words are the core's).
  */
 function answerWriter(memory, room) {
   const encoder = new TextEncoder();
@@ -88,8 +89,6 @@ function answerWriter(memory, room) {
   let trapped;
   /** Whether the value being written came from `JSON.parse` (plain, and no cycle). */
   let stringified = false;
-  /** Why the first argument `args` wrote as `NOT_JSON` has no JSON text. */
-  let why;
 
   const views = () => {
     heap = new Uint8Array(memory.buffer);
@@ -253,20 +252,20 @@ function answerWriter(memory, room) {
         } else if (v >= -0x8000000000000000n && v < 0n) {
           heap[base + at] = INT;
           view.setBigInt64(base + at + 1, v, true);
-        } else throw `the BigInt ${v} does not fit 64 bits`;
+        } else throw ODD;
         at += 9;
         return;
       case 'object':
         break;
       default:
-        throw `a ${typeof v} is no value`;
+        throw ODD;
     }
     need(5);
     if (v === null) {
       heap[base + at++] = NULL;
       return;
     }
-    if (depth >= DEEPEST) throw `nested deeper than ${DEEPEST} levels (or cyclic)`;
+    if (depth >= DEEPEST) throw ODD;
     const container = at;
     const array = Array.isArray(v);
     const entries = array ? v : Object.entries(v);
@@ -289,8 +288,8 @@ function answerWriter(memory, room) {
       arg(v, 0);
       return;
     } catch (e) {
+      // A getter that threw is as much "no JSON value" as a function.
       if (e === trapped) throw e;
-      why ??= typeof e === 'string' ? e : String(e?.message ?? e);
     }
     at = start;
     need(1);
@@ -300,7 +299,6 @@ function answerWriter(memory, room) {
   write.args = (items) => {
     if (heap === undefined || heap.length === 0) views();
     at = 0;
-    why = undefined;
     need(5);
     heap[base] = ARRAY;
     view.setUint32(base + 1, items.length, true);
@@ -311,7 +309,6 @@ function answerWriter(memory, room) {
     if (size > KEPT) size = 0;
     return length;
   };
-  write.why = () => why;
 
   return write;
 }
@@ -741,7 +738,7 @@ export function guardBinding(raw) {
     }
 
     start(method, params) {
-      return this.#started(method, params, () => this.#raw.start(method, writeAnswer.args([params]), writeAnswer.why()));
+      return this.#started(method, params, () => this.#raw.start(method, writeAnswer.args([params])));
     }
 
     startJson(method, params) {
