@@ -244,6 +244,9 @@ function answerWriter(memory, room) {
         return value(v, depth);
       case 'undefined':
         return value(null, depth);
+      case 'object':
+        if (v === null) return value(null, depth);
+        break;
       case 'bigint':
         need(9);
         if (v >= 0n && v <= 0xffffffffffffffffn) {
@@ -255,17 +258,11 @@ function answerWriter(memory, room) {
         } else throw ODD;
         at += 9;
         return;
-      case 'object':
-        break;
       default:
         throw ODD;
     }
-    need(5);
-    if (v === null) {
-      heap[base + at++] = NULL;
-      return;
-    }
     if (depth >= DEEPEST) throw ODD;
+    need(5);
     const container = at;
     const array = Array.isArray(v);
     const entries = array ? v : Object.entries(v);
