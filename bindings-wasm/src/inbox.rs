@@ -83,7 +83,8 @@ thread_local! {
 }
 
 /// Room kept between calls at most: a larger room (a large write's params) is given back once
-/// asked for less, which the guard does after a layout this large.
+/// asked for less, which the guard does before the layout after a call's arguments (only the
+/// module knows this number).
 pub const KEPT: usize = 1 << 20;
 
 /// Room for a layout at least `len` bytes long, what was written kept; its address. Asked for

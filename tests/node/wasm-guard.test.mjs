@@ -127,6 +127,26 @@ describe('binding: traps', () => {
 
   const internal = (message) => ({ kind: 'internal', code: -32603, message: `Internal error: ${message}`, data: { errorKind: 'internal' } });
 
+  test("after a call's arguments the guard asks the module for room afresh, so a large one can be given back", () => {
+    const asked = [];
+    const fake = fakeModule({
+      // The room at the fake's inbox, the memory grown to hold it.
+      __answer: (len) => {
+        asked.push(len);
+        const short = 32768 + len - fake.memory.buffer.byteLength;
+        if (short > 0) fake.memory.grow(Math.ceil(short / 65536));
+        return 32768;
+      },
+    });
+    const b = guarded(fake);
+    b.createEngine({ large: 'x'.repeat(3 << 20) }, FULL_CAPS);
+    assert.ok(Math.max(...asked) > 3 << 20, 'the large arguments had their room');
+    const before = asked.length;
+    b.createEngine({}, FULL_CAPS);
+    assert.ok(asked.length > before, 'room asked for again');
+    assert.ok(asked[before] < 1 << 20, `and for a small one: ${asked[before]}`);
+  });
+
   test('a panic becomes an internal outcome with its message; the engine keeps serving', () => {
     const fake = fakeModule({ panic: 'panicked at core/src/window.rs:1:1: boom $& $1' });
     const b = guarded(fake);

@@ -48,13 +48,6 @@ const DEEPEST = 256;
 /** What `answerWriter` cannot write itself, which goes through `JSON.stringify` instead. */
 const ODD = Symbol('odd');
 
-/**
- * Room for layouts the module keeps between calls, at most (`KEPT` in bindings-wasm/src/inbox.rs):
- * after a larger layout (a large write's params) the writer asks for room afresh, which gives the
- * large room back.
- */
-const KEPT = 1 << 20;
-
 const wellFormed =
   typeof String.prototype.isWellFormed === 'function' ? (s) => s.isWellFormed() : (s) => !/\p{Cs}/u.test(s);
 
@@ -302,8 +295,9 @@ function answerWriter(memory, room) {
     at = 5;
     for (const v of items) item(v);
     const length = at;
-    // The module gives a room this large back when next asked for less.
-    if (size > KEPT) size = 0;
+    // Arguments may be large (a write's content): the next layout asks for room afresh, and
+    // the module decides whether to give a large room back (`KEPT` in bindings-wasm/src/inbox.rs).
+    size = 0;
     return length;
   };
 
