@@ -76,7 +76,8 @@ pub(super) fn verify<S: System>(
     // Under Wine a link to another file of the same directory passes that and the entry's id
     // (listed as the file it leads to); the final path names that file, not the link.
     let reached = path.rsplit('\\').next().unwrap_or("");
-    if sys.follows_file_links() && reached.to_lowercase() != name.to_lowercase() {
+    let same_name = || reached.chars().flat_map(char::to_lowercase).eq(name.chars().flat_map(char::to_lowercase));
+    if sys.follows_file_links() && !same_name() {
         return Err(SysError::escape(&format!("{name} leads to {path}")));
     }
     // A fresh handle of the directory: a handle's listing keeps the name of its first query.
