@@ -342,10 +342,7 @@ impl<T> Future for Asked<'_, T> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = &mut *self;
-        let answer = match Pin::new(&mut this.ask).poll(cx) {
-            Poll::Ready(answer) => answer,
-            Poll::Pending => return Poll::Pending,
-        };
+        let answer = std::task::ready!(Pin::new(&mut this.ask).poll(cx));
         Poll::Ready(match answer {
             Answer::Err(e) if this.storage => Err(e),
             answer => (this.fit)(answer, this.limit).map_err(|other| unexpected(this.what, &other)),
