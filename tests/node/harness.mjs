@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as nodeFs from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep as SEP } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Volume } from 'memfs';
 import { fromNodeDisk } from '../../npm/shared/node-disk.mjs';
@@ -353,7 +353,7 @@ function diskBackend(name, ranged, makeStorage, { full = !makeStorage } = {}) {
       const reason = backend.skipReason(original);
       if (reason) return { skip: reason };
       const dir = makeTempDir();
-      const vector = prefixVector(original, dir, process.platform === 'win32' ? '\\' : '/');
+      const vector = prefixVector(original, dir, SEP);
       try {
         layOutDisk(vector);
       } catch (e) {
@@ -384,14 +384,13 @@ function diskBackend(name, ranged, makeStorage, { full = !makeStorage } = {}) {
  * prefixed with it as `prepare` would). Vectors not in it are skipped.
  */
 export function laidOut(backend, prefixes) {
-  const sep = process.platform === 'win32' ? '\\' : '/';
   return {
     name: `${backend.name} (laid out beforehand)`,
     ranged: backend.ranged,
     prepare(original) {
       const dir = prefixes[original.name];
       if (dir === undefined) return { skip: 'not laid out' };
-      return backend.onDisk(prefixVector(original, dir, sep), dir, () => {});
+      return backend.onDisk(prefixVector(original, dir, SEP), dir, () => {});
     },
   };
 }
