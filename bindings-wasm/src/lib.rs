@@ -5,7 +5,7 @@
 #[cfg(feature = "full")]
 use acp_fs::host::agent_side;
 use acp_fs::host::{self, HeldOperations, HostAnswer, HostDispatch, HostEngine, HostOperation, HostOutcome, HostStep};
-use acp_fs::AcpFsError;
+use acp_fs::{AcpFsError, Io, ReadTextFileResponse, Response};
 use serde::Serialize;
 use serde_json::Value;
 #[cfg(feature = "full")]
@@ -282,11 +282,32 @@ pub fn outbox_slots() -> u32 {
 
 /// Puts `step` in the outbox; `wide`: non-ASCII text (up to 1 MiB) as UTF-16.
 fn emit(step: &HostStep, wide: bool) {
+    if let Some(content) = plain_read(step) {
+        return outbox::put_read(content, wide);
+    }
+    if let HostStep::Io { io: Io::Open { root, path, head }, bytes: None, changes: false } = step {
+        return outbox::put_open(root, path, *head);
+    }
     if let Err(why) = outbox::put(step, wide) {
         let error = Some(AcpFsError::internal(format!("the step has no form the guard reads: {why}")));
         let done = HostOutcome { result: None, error, change: None, stale_document: None, reply: None };
         // An error outcome always has one.
         let _ = outbox::put(&HostStep::Done { done: Box::new(done) }, false);
+    }
+}
+
+/// The content of a read's outcome that has nothing else ([`outbox::READ`]).
+fn plain_read(step: &HostStep) -> Option<&str> {
+    let HostStep::Done { done } = step else { return None };
+    match &**done {
+        HostOutcome {
+            result: Some(Response::Read(ReadTextFileResponse { content, meta: None })),
+            error: None,
+            change: None,
+            stale_document: None,
+            reply: None,
+        } => Some(content),
+        _ => None,
     }
 }
 

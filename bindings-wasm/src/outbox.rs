@@ -18,7 +18,12 @@
 //! - [`NAME`]: the address and length of a `&'static str` (a member or variant name);
 //! - [`WIDE`]: the offset and length, in UTF-16 units, of text in the units buffer (see
 //!   [`super::utf16_into`]; only when the guard has a UTF-16 decoder);
-//! - [`ARRAY`]: the count, then the items; [`OBJECT`]: the count, then name and value pairs.
+//! - [`ARRAY`]: the count, then the items; [`OBJECT`]: the count, then name and value pairs;
+//! - [`READ`]: a read's plain outcome, `{done: {result: {content}, change: null}}` (nothing
+//!   else set: no `_meta`, error, change, stale document or reply), then its content
+//!   ([`put_read`]);
+//! - [`OPEN`]: the step asking to open a file, `{io: {op: "open", root, path, head}}`, then
+//!   `root` and `path` as text and `head` as a number ([`put_open`]).
 
 use serde::ser::{self, Serialize};
 use std::cell::RefCell;
@@ -35,6 +40,9 @@ pub const WIDE: u8 = 7;
 pub const BYTES: u8 = 8;
 pub const ARRAY: u8 = 9;
 pub const OBJECT: u8 = 10;
+/// After the inbox's own tags (11–15), which the guard's reader never meets.
+pub const READ: u8 = 16;
+pub const OPEN: u8 = 17;
 
 /// The most text that crosses as UTF-16: above it the wasm memory would keep twice the text's
 /// size for the rest of the instance's life, for a gain that the decode no longer dominates.
@@ -74,6 +82,41 @@ pub fn put<T: Serialize + ?Sized>(value: &T, wide: bool) -> Result<(), String> {
         let (stream, units) = (&out.stream, &out.units);
         out.slots = [stream.as_ptr() as u32, stream.len() as u32, units.as_ptr() as u32, units.len() as u32];
         done
+    })
+}
+
+/// Puts a read's plain outcome (see [`READ`]) with this content in the outbox. The most common
+/// step there is, and the one whose generic form cost most to read: the guard makes its four
+/// objects as literals, where it builds a generic object member by member (a keyed store each).
+pub fn put_read(content: &str, wide: bool) {
+    put_with(wide, |encoder| {
+        encoder.tag(READ);
+        // Text always has a form.
+        let _ = encoder.text(content);
+    });
+}
+
+/// Puts the step asking to open `path` below `root` with a `head` in the outbox (see [`OPEN`]):
+/// the first step of every read.
+pub fn put_open(root: &str, path: &str, head: usize) {
+    put_with(false, |encoder| {
+        encoder.tag(OPEN);
+        let _ = encoder.text(root);
+        let _ = encoder.text(path);
+        let _ = encoder.number(head as f64);
+    });
+}
+
+fn put_with(wide: bool, write: impl FnOnce(&mut Encoder<'_>)) {
+    OUTBOX.with(|out| {
+        let mut out = out.borrow_mut();
+        let out = &mut *out;
+        let mut encoder = Encoder { stream: &mut out.stream, units: &mut out.units, wide };
+        encoder.stream.clear();
+        encoder.units.clear();
+        write(&mut encoder);
+        let (stream, units) = (&out.stream, &out.units);
+        out.slots = [stream.as_ptr() as u32, stream.len() as u32, units.as_ptr() as u32, units.len() as u32];
     })
 }
 

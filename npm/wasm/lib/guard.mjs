@@ -32,7 +32,7 @@ const paramsOf = (text) => () => {
 };
 
 /** The outbox's tags (bindings-wasm/src/outbox.rs, which describes the layout). */
-const [NULL, FALSE, TRUE, NUMBER, ASCII, TEXT, NAME, WIDE, BYTES, ARRAY, OBJECT] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+const [NULL, FALSE, TRUE, NUMBER, ASCII, TEXT, NAME, WIDE, BYTES, ARRAY, OBJECT, READ, OPEN] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 16, 17];
 /** The inbox's own tags (bindings-wasm/src/inbox.rs, which describes its layout). */
 const [LONE, NOT_JSON, DEEP, UINT, INT] = [11, 12, 13, 14, 15];
 
@@ -399,6 +399,11 @@ function outboxReader(memory, slotsAt, wideText) {
         for (let i = 0; i < n; i++) items[i] = value();
         return items;
       }
+      // The two steps of every read, made as literals (their members in this order).
+      case READ:
+        return { done: { result: { content: value() }, change: null } };
+      case OPEN:
+        return { io: { op: 'open', root: value(), path: value(), head: value() } };
       case OBJECT: {
         const n = u32();
         const object = {};
