@@ -183,14 +183,17 @@ impl Ledgers {
         let mut inner = self.lock();
         inner.clock += 1;
         let now = inner.clock;
-        // The session's name is copied only when its ledger is made, not on every read.
-        if !inner.sessions.contains_key(session) {
-            inner.sessions.insert(session.to_owned(), (Ledger::default(), opened, now));
+        if let Some(slot) = inner.sessions.get_mut(session) {
+            slot.1 |= opened;
+            slot.2 = now;
+            slot.0.record(key, seen, doc, limits);
+            return;
         }
-        let Some(slot) = inner.sessions.get_mut(session) else { return };
-        slot.1 |= opened;
-        slot.2 = now;
-        slot.0.record(key, seen, doc, limits);
+        // The session's name is copied only when its ledger is made, not on every read; only
+        // then can the unopened ledgers become too many.
+        let mut ledger = Ledger::default();
+        ledger.record(key, seen, doc, limits);
+        inner.sessions.insert(session.to_owned(), (ledger, opened, now));
         let unopened = inner.sessions.values().filter(|s| !s.1).count();
         if unopened > UNOPENED_LEDGERS {
             let oldest = inner.sessions.iter().filter(|(_, s)| !s.1).min_by_key(|(_, s)| s.2).map(|(k, _)| k.clone());
@@ -397,6 +400,40 @@ impl std::fmt::Debug for Turn {
 impl PartialEq for Turn {
     fn eq(&self, other: &Turn) -> bool {
         Arc::ptr_eq(&self.turns, &other.turns) && self.key == other.key && self.id == other.id
+    }
+}
+
+#[cfg(test)]
+mod ledger_tests {
+    use super::*;
+
+    const ROOMY: Limits = Limits { file: 1 << 20, session: 1 << 20 };
+
+    fn read(ledgers: &Ledgers, session: &str, opened: bool) {
+        ledgers.record(session, opened, "/p/a".into(), Seen::Text(Arc::from("a\n")), None, ROOMY);
+    }
+
+    #[test]
+    fn ledgers_of_sessions_never_opened_are_bounded_oldest_first() {
+        let ledgers = Ledgers::default();
+        read(&ledgers, "opened", true);
+        for i in 0..UNOPENED_LEDGERS {
+            read(&ledgers, &format!("u{i}"), false);
+        }
+        // Read again: now the most recent of the unopened.
+        read(&ledgers, "u0", false);
+        read(&ledgers, "one too many", false);
+        assert_eq!(ledgers.usage("u1").0, 0, "the least recently used unopened ledger went");
+        for kept in ["opened", "u0", "u2", "one too many"] {
+            assert_eq!(ledgers.usage(kept).0, 1, "{kept} kept");
+        }
+        // A session the host opens later counts as opened from then on.
+        read(&ledgers, "u2", true);
+        read(&ledgers, "another", false);
+        assert_eq!(ledgers.usage("u3").0, 1, "u2's place went to another");
+        read(&ledgers, "yet another", false);
+        assert_eq!(ledgers.usage("u3").0, 0);
+        assert_eq!(ledgers.usage("u2").0, 1);
     }
 }
 
