@@ -6,6 +6,7 @@ use crate::path::AbsPath;
 use crate::settings::{self, boolean, byte_count, optional, strings, variant};
 use serde::de::Error as _;
 use serde_json::Value;
+use std::sync::Arc;
 
 /// What a start line past the last row answers (semantics.md §2).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -349,7 +350,9 @@ fn deny_rules(value: &Value) -> Result<Vec<String>, serde_json::Error> {
 pub(crate) struct Policy {
     pub options: Options,
     pub deny: DenyList,
-    pub default_roots: Option<Vec<AbsPath>>,
+    /// The roots of a session the host never opened (a default policy): `roots`, then
+    /// `extraRoots`. Made once: every request of such a session shares them.
+    pub default_roots: Option<Arc<[AbsPath]>>,
     pub extra_roots: Vec<AbsPath>,
 }
 
@@ -365,6 +368,7 @@ impl Policy {
             None => None,
         };
         let extra_roots = parse_all("extraRoots", &options.extra_roots)?;
+        let default_roots = default_roots.map(|roots| roots.into_iter().chain(extra_roots.iter().cloned()).collect());
         let deny = DenyList::new(&options.deny, options.allow_extensions.as_deref());
         Ok(Policy { options, deny, default_roots, extra_roots })
     }

@@ -86,7 +86,7 @@ impl Shared {
             return Ok(session.roots.clone());
         }
         match &self.policy.default_roots {
-            Some(roots) => Ok(roots.iter().chain(&self.policy.extra_roots).cloned().collect()),
+            Some(roots) => Ok(roots.clone()),
             None => Err(AcpFsError::invalid_params("sessionId", "unknown sessionId")),
         }
     }

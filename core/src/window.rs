@@ -79,6 +79,18 @@ impl Window {
     /// checkpoint of the line index, or row 1 after a BOM). `from.line` must not be past
     /// `line`.
     pub fn resume(line: u64, limit: Option<u64>, max_bytes: u64, from: Checkpoint) -> Window {
+        Window::resume_into(line, limit, max_bytes, from, Vec::new())
+    }
+
+    /// [`Window::resume`], its line starts kept in `marks` (emptied).
+    fn resume_into(
+        line: u64,
+        limit: Option<u64>,
+        max_bytes: u64,
+        from: Checkpoint,
+        mut marks: Vec<Checkpoint>,
+    ) -> Window {
+        marks.clear();
         let line = line.max(1).max(from.line);
         let phase = if line == from.line { Phase::Collecting { rows_left: limit } } else { Phase::Seeking };
         let mut w = Window {
@@ -92,7 +104,7 @@ impl Window {
             carry: Vec::new(),
             base: from,
             pos: from.offset,
-            marks: Vec::new(),
+            marks,
         };
         if w.phase != Phase::Seeking {
             w.marks.push(from);
@@ -131,7 +143,11 @@ impl Window {
     /// The same window, scanned from `from` instead (see [`Window::resume`]); nothing may have
     /// been fed yet.
     pub fn restart(self, from: Checkpoint) -> Window {
-        Window::resume(self.line, self.limit, self.max_bytes, from)
+        let mut restarted = Window::resume_into(self.line, self.limit, self.max_bytes, from, self.marks);
+        // Its buffers are this one's, emptied: a read made a second scanner for every first.
+        restarted.out = self.out;
+        restarted.out.clear();
+        restarted
     }
 
     /// The first row of the window (1-based).
