@@ -3,7 +3,14 @@
 // process: on a machine whose speed drifts between runs, only an A/B in one process compares two
 // builds fairly. `other` is the npm/wasm directory of another checkout, built.
 //
-//   node bench/wasm-ab.mjs ../other-checkout/npm/wasm [--cpu] [--chromium]
+//   node bench/wasm-ab.mjs ../other-checkout/npm/wasm [--cpu] [--chromium] [--this=DIR] [--both]
+//
+// --this=DIR compares the build at DIR instead of this checkout's npm/wasm.
+//
+// --both runs the A/B twice, the second time with the two builds exchanged, and prints the
+// square root of this/other over other/this: an A/A run (one build on both sides) spread from
+// 0.96x to 0.98x in Chromium, a bias of the tool's own that moves both orders alike and so
+// cancels here (A/A with --both: 0.995x, 1.0x).
 //
 // --cpu times each batch by the process's CPU time (process.cpuUsage, GC threads included)
 // instead of the clock: on a machine shared with other work, the clock also counts the time this
@@ -12,11 +19,12 @@
 //
 // --chromium runs the same A/B in a Chromium page (playwright-core, Debian's Chromium), timed by
 // the CPU time of the page's renderer process (every thread's, from /proc/<pid>/task/*/schedstat;
-// Linux only), which a page cannot read itself. The other build is copied under out/browser/ so
-// the test server serves it.
+// Linux only), which a page cannot read itself. Both builds are copied under out/browser/ so the
+// test server serves them.
 //
 // A benchmark, not a test: numbers depend on the machine; nothing here asserts a time.
 
+import { execFileSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -25,9 +33,22 @@ import { makeText } from './wasm-core.mjs';
 const other = process.argv.slice(2).find((a) => !a.startsWith('--'));
 const cpu = process.argv.includes('--cpu');
 const inChromium = process.argv.includes('--chromium');
+const thisDir = resolve(process.argv.find((a) => a.startsWith('--this='))?.slice('--this='.length) ?? new URL('../npm/wasm', import.meta.url).pathname);
 if (!other) {
-  console.error('usage: node bench/wasm-ab.mjs <npm/wasm directory of another build> [--cpu] [--chromium]');
+  console.error('usage: node bench/wasm-ab.mjs <npm/wasm directory of another build> [--cpu] [--chromium] [--this=DIR] [--both]');
   process.exit(2);
+}
+
+if (process.argv.includes('--both')) {
+  const mode = [cpu && '--cpu', inChromium && '--chromium'].filter(Boolean);
+  const ratio = (a, b) => {
+    const out = execFileSync(process.execPath, [process.argv[1], a, `--this=${b}`, ...mode], { encoding: 'utf8' });
+    return Number(/per round: ([\d.]+)×\s*$/.exec(out)[1]);
+  };
+  const forward = ratio(other, thisDir);
+  const backward = ratio(thisDir, other);
+  console.log(`this/other ${forward.toFixed(2)}×, other/this ${backward.toFixed(2)}×: this build's time / the other's ${Math.sqrt(forward / backward).toFixed(3)}×`);
+  process.exit(0);
 }
 
 const ROUNDS = 21;
@@ -75,7 +96,7 @@ async function rounds(names, batch) {
 let times;
 if (!inChromium) {
   const load = async (dir) => (await import(pathToFileURL(resolve(dir, 'node.mjs')).href)).AcpFs;
-  const builds = { other: await load(other), this: await load(new URL('../npm/wasm', import.meta.url).pathname) };
+  const builds = { other: await load(other), this: await load(thisDir) };
   const impls = await makeImpls(builds, makeText(4096));
   times = await rounds(Object.keys(impls), async (name) => {
     const f = impls[name];
@@ -91,9 +112,12 @@ if (!inChromium) {
 async function chromiumTimes() {
   const { launch } = await import('../tests/browser/chromium.mjs');
   const { ROOT, serve } = await import('../tests/browser/server.mjs');
-  const copy = join(ROOT, 'out', 'browser', 'ab-other');
-  rmSync(copy, { recursive: true, force: true });
-  cpSync(resolve(other), copy, { recursive: true });
+  // Both builds copied under out/, which the test server serves.
+  for (const [dir, name] of [[other, 'ab-other'], [thisDir, 'ab-this']]) {
+    const copy = join(ROOT, 'out', 'browser', name);
+    rmSync(copy, { recursive: true, force: true });
+    cpSync(resolve(dir), copy, { recursive: true });
+  }
   const server = await serve();
   const browser = await launch();
   try {
@@ -108,7 +132,7 @@ async function chromiumTimes() {
           await m.init();
           return m.AcpFs;
         };
-        const builds = { other: await load('out/browser/ab-other'), this: await load('npm/wasm') };
+        const builds = { other: await load('out/browser/ab-other'), this: await load('out/browser/ab-this') };
         // eslint-disable-next-line no-new-func
         const make = new Function(`return ${makeImplsText}`)();
         const impls = await make(builds, makeText(4096));
