@@ -3,7 +3,8 @@
 //! core's [`HostAnswer`] through its own `Deserialize` (the core's serde derive decides what is
 //! an answer, as it did from JSON text). The answer's bytes have a room of their own
 //! ([`super::bytes_room`]), which the engine then keeps. The first step of a request with small
-//! flat params comes the same way: its method and params ([`request`]), as a JSON value.
+//! flat params comes the same way: its method and params ([`request`]), read into the core's
+//! flat params (`acp_fs::host::FlatParams`): no JSON value, no map, no name hashed.
 //!
 //! Why not JSON text: a small read's answer (`{file, metadata, bytes: true}`) cost a
 //! `JSON.stringify`, a string copied into wasm and a serde_json parse, about half a microsecond
@@ -38,7 +39,7 @@
 //! with a lone surrogate has U+FFFD in its place (as wasm-bindgen's strings do).
 
 use super::outbox::{ARRAY, FALSE, NULL, NUMBER, OBJECT, TEXT, TRUE};
-use acp_fs::host::HostAnswer;
+use acp_fs::host::{FlatParams, HostAnswer, Scalar};
 use serde::de::{self, DeserializeSeed, Deserializer, IntoDeserializer, Visitor};
 use serde::Deserialize;
 use serde_json::Value;
@@ -109,11 +110,38 @@ pub fn answer(len: u32) -> Result<HostAnswer> {
     LAYOUT.with(|layout| read(layout.borrow().get(..len as usize).ok_or(Malformed)?))
 }
 
-/// A request's method and params the guard wrote in the first `len` bytes of the room, as an
-/// array of the two (small flat params: what `JSON.parse` of their JSON text gives, and the
-/// value serde_json made of that text).
-pub fn request(len: u32) -> Result<(String, Value)> {
-    LAYOUT.with(|layout| read(layout.borrow().get(..len as usize).ok_or(Malformed)?))
+/// A request's params as the inbox held them.
+pub enum Params {
+    /// An object of scalar members, the usual small params: read into the core's flat form, no
+    /// JSON value built.
+    Flat(FlatParams),
+    /// Anything else, read as its JSON value as before.
+    Json(Value),
+}
+
+/// What `start` gives for the request's method and params the guard wrote in the first `len`
+/// bytes of the room, as an array of the two (small flat params: what `JSON.parse` of their JSON
+/// text gives). Params of scalar members come as [`Params::Flat`]; any other value as the value
+/// serde_json made of its text, or refused as it was.
+pub fn request<T>(len: u32, start: impl FnOnce(&str, Params) -> T) -> Result<T> {
+    LAYOUT.with(|layout| {
+        let layout = layout.borrow();
+        let layout = layout.get(..len as usize).ok_or(Malformed)?;
+        let mut reader = Reader { layout, at: 0 };
+        if (reader.tag()?, reader.count()?, reader.tag()?) != (ARRAY, 2, TEXT) {
+            return Err(Malformed);
+        }
+        let method = reader.text()?;
+        let params = match reader.flat() {
+            Some(params) => Params::Flat(params),
+            None => Params::Json(Value::deserialize(&mut reader)?),
+        };
+        if reader.at == layout.len() {
+            Ok(start(method, params))
+        } else {
+            Err(Malformed)
+        }
+    })
 }
 
 /// A call's arguments the guard wrote in the first `len` bytes of the room as an array of
@@ -186,6 +214,44 @@ impl<'de> Reader<'de> {
         let bytes = self.layout.get(self.at..self.at + n).ok_or(Malformed)?;
         self.at += n;
         std::str::from_utf8(bytes).map_err(|_| Malformed)
+    }
+
+    /// The object of scalar members at the reader ([`NULL`], [`FALSE`], [`TRUE`], a finite
+    /// [`NUMBER`], [`TEXT`]), the reader past it; `None`, the reader where it was, for any other
+    /// value.
+    fn flat(&mut self) -> Option<FlatParams> {
+        let start = self.at;
+        let flat = self.flat_members();
+        if flat.is_err() {
+            self.at = start;
+        }
+        flat.ok()
+    }
+
+    fn flat_members(&mut self) -> Result<FlatParams> {
+        if self.tag()? != OBJECT {
+            return Err(Malformed);
+        }
+        let mut params = FlatParams::default();
+        for _ in 0..self.count()? {
+            if self.tag()? != TEXT {
+                return Err(Malformed);
+            }
+            let name = self.text()?;
+            let value = match self.tag()? {
+                NULL => Scalar::Null,
+                FALSE => Scalar::Bool(false),
+                TRUE => Scalar::Bool(true),
+                NUMBER => match f64::from_le_bytes(self.take()?) {
+                    n if n.is_finite() => Scalar::Number(n),
+                    _ => return Err(Malformed),
+                },
+                TEXT => Scalar::Text(self.text()?.to_owned()),
+                _ => return Err(Malformed),
+            };
+            params.push(name, value);
+        }
+        Ok(params)
     }
 
     /// Past the next value, however deep (a count of values still to pass, no recursion).

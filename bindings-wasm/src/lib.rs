@@ -1,5 +1,6 @@
 //! wasm-bindgen binding of the acp-fs engine: `docs/binding-interface.md` over [`acp_fs::host`], values converted
-//! with serde (in: small params as JSON text, every other value through the inbox, [`inbox`]; out: every value
+//! with serde (in: every value through the inbox, [`inbox`], a request's small flat params into the core's `FlatParams`,
+//! `startJson`'s params as JSON text; out: every value
 //! through the outbox, [`outbox`]) and nothing else: rules, wording, limits and a request's lifecycle are the core's. A panic aborts (a trap); the hook below keeps its message for the guard.
 
 #[cfg(feature = "full")]
@@ -136,20 +137,24 @@ impl Engine {
         Some(self.1.hold(self.0.start_json(method, params)?))
     }
 
-    /// `startJson` and the operation's first step in one call (a small read is a few
-    /// microseconds of work, and each call into the module costs a share of it): the number, the
-    /// step in the outbox ([`outbox`]); none when `method` is not an fs method.
-    pub fn begin(&self, method: &str, params: &str, wide: bool) -> Option<u32> {
-        Some(self.first_step(self.0.start_json(method, params)?, wide))
-    }
-
-    /// [`begin`](Self::begin) with the method and the params in the inbox ([`inbox::request`]),
-    /// `len` bytes where [`answer_room`] made room for them: no JSON text, no serde_json. None
-    /// when `method` is not an fs method (or the layout holds no method and params).
+    /// A request started and its first step in one call (a small read is a few microseconds of
+    /// work, and each call into the module costs a share of it), the method and the params in
+    /// the inbox ([`inbox::request`]), `len` bytes where [`answer_room`] made room for them: no
+    /// JSON text, and flat params no JSON value. The number, the step in the outbox
+    /// ([`outbox`]); none when `method` is not an fs method (or the layout holds no method and
+    /// params).
     #[wasm_bindgen(js_name = beginFlat)]
     pub fn begin_flat(&self, len: u32, wide: bool) -> Option<u32> {
-        let (method, params) = inbox::request(len).ok()?;
-        Some(self.first_step(self.0.start(&method, Ok(params))?, wide))
+        let op = inbox::request(len, |method, params| {
+            let op = match params {
+                inbox::Params::Flat(params) => self.0.start_flat(method, params),
+                inbox::Params::Json(params) => self.0.start(method, Ok(params)),
+            };
+            Some(self.1.hold(op?))
+        });
+        let op = op.ok()??;
+        emit(&self.1.step(op, None, None), wide);
+        Some(op)
     }
 
     /// A raw JSON-RPC message: what it is goes to the outbox; a call's operation number is
@@ -219,15 +224,6 @@ impl Engine {
     /// Forgets operation `op` (its number may name another one later).
     pub fn release(&self, op: u32) {
         self.1.release(op);
-    }
-}
-
-impl Engine {
-    /// Holds a started operation and puts its first step in the outbox: `begin` and `beginFlat`.
-    fn first_step(&self, op: acp_fs::host::HostOperation, wide: bool) -> u32 {
-        let op = self.1.hold(op);
-        emit(&self.1.step(op, None, None), wide);
-        op
     }
 }
 

@@ -114,8 +114,8 @@ pub fn check_tool_arguments(tool: &str, session_id: &str, args: &Value) -> Resul
     let params = Value::Object(params);
     // The client-side validator is the one truth; a model gets the messages an agent would.
     match method {
-        READ_TEXT_FILE => params::read(&params, false).map(drop)?,
-        _ => params::write(&params, false).map(drop)?,
+        READ_TEXT_FILE => params::read((&params).into(), false).map(drop)?,
+        _ => params::write((&params).into(), false).map(drop)?,
     }
     Ok((method, params))
 }

@@ -3,7 +3,7 @@
 use crate::error::AcpFsError;
 use crate::operation::Operation;
 use crate::options::{Options, Policy, SessionOptions};
-use crate::params::Echo;
+use crate::params::{Echo, Params};
 use crate::path::AbsPath;
 use crate::protocol::{FileSystemCapability, READ_TEXT_FILE, WRITE_TEXT_FILE};
 use crate::read::Asker;
@@ -161,16 +161,20 @@ impl AcpFs {
 
     /// Starts an `fs/read_text_file` request; `params` is the JSON-RPC params value.
     pub fn read_text_file(&self, params: Value) -> Operation {
-        self.read(params, Asker::Acp)
+        self.read((&params).into(), Asker::Acp)
     }
 
-    fn read(&self, params: Value, asker: Asker) -> Operation {
+    fn read(&self, params: Params, asker: Asker) -> Operation {
         let shared = self.shared.clone();
         Operation::new("read", Echo::of(&params), move |channel| Box::pin(read::run(shared, params, channel, asker)))
     }
 
     /// Starts an `fs/write_text_file` request.
     pub fn write_text_file(&self, params: Value) -> Operation {
+        self.write((&params).into())
+    }
+
+    fn write(&self, params: Params) -> Operation {
         let shared = self.shared.clone();
         Operation::new("write", Echo::of(&params), move |channel| Box::pin(write::run(shared, params, channel)))
     }
@@ -197,7 +201,7 @@ impl AcpFs {
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))] // the MCP tools' alone
     pub(crate) fn tool_request(&self, method: &str, params: Value) -> Option<Operation> {
         match method {
-            READ_TEXT_FILE => Some(self.read(params, Asker::Mcp)),
+            READ_TEXT_FILE => Some(self.read((&params).into(), Asker::Mcp)),
             _ => self.request(method, params),
         }
     }
@@ -205,9 +209,14 @@ impl AcpFs {
     /// Starts the request for `method`, or `None` if it is not an fs method.
     #[must_use = "a request is answered only once it is run to its outcome"]
     pub fn request(&self, method: &str, params: Value) -> Option<Operation> {
+        self.start(method, (&params).into())
+    }
+
+    /// [`request`](Self::request) with the params in either form (a binding's flat params).
+    pub(crate) fn start(&self, method: &str, params: Params) -> Option<Operation> {
         match method {
-            READ_TEXT_FILE => Some(self.read_text_file(params)),
-            WRITE_TEXT_FILE => Some(self.write_text_file(params)),
+            READ_TEXT_FILE => Some(self.read(params, Asker::Acp)),
+            WRITE_TEXT_FILE => Some(self.write(params)),
             _ => None,
         }
     }

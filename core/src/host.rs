@@ -43,6 +43,7 @@ mod held;
 mod operation;
 mod step;
 
+pub use crate::params::{FlatParams, Scalar};
 pub use answer::{classify, HostAnswer, HostEntry, HostError, HostMetadata};
 pub use engine::HostEngine;
 pub use held::HeldOperations;

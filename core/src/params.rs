@@ -1,9 +1,159 @@
 //! Request validation: every field checked, the first bad one named (semantics.md §2, §8).
+//!
+//! Params arrive as a JSON value, or as flat members a binding read without building one
+//! ([`FlatParams`]); either becomes [`Params`], the members validation reads, so each rule and
+//! each message is written once.
 
 use crate::error::AcpFsError;
 use crate::path::AbsPath;
 use crate::text::{self, SNIFF_BYTES};
-use serde_json::{Map, Value};
+use serde_json::Value;
+
+/// Params whose members are all scalars, as a binding hands them over without building a JSON
+/// value (the wasm module reads them so from its inbox: no map built, no name hashed or copied).
+/// They stand for the JSON object of their members, what a peer would have sent: only the
+/// members the engine reads are kept, a repeated name with its last value, as in a parsed JSON
+/// object.
+///
+/// ```
+/// use acp_fs::host::{FlatParams, HostEngine, Scalar};
+/// use serde_json::json;
+/// let engine = HostEngine::new(json!({"roots": ["/p"]}), json!({"symlinks": "none"})).unwrap();
+/// let mut params = FlatParams::default();
+/// params.push("sessionId", Scalar::Text("s".to_owned()));
+/// params.push("path", Scalar::Text("/p/a.txt".to_owned()));
+/// params.push("line", Scalar::Number(3.0));
+/// assert!(engine.start_flat("fs/read_text_file", params).is_some());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FlatParams(Box<Members>);
+
+impl FlatParams {
+    /// Adds the member `name` (after the ones before it: a later one of the same name wins).
+    pub fn push(&mut self, name: &str, value: Scalar) {
+        if let Some(at) = place(name) {
+            self.0.values[at] = Some(Member::of_flat(value));
+        }
+    }
+}
+
+/// One member of [`FlatParams`]: a JavaScript primitive JSON can carry.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Scalar {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A JavaScript number. It stands for the JSON number `JSON.stringify` writes for it, as
+    /// serde_json reads those digits; a non-finite one for `null`, as `JSON.stringify` writes it.
+    Number(f64),
+    /// A string (a Rust string: text with a lone surrogate has no such form, and no JSON text).
+    Text(String),
+}
+
+/// A request's params as validation reads them: the members it reads, `None` when the params
+/// are no object.
+pub(crate) struct Params(Option<Box<Members>>);
+
+/// The members of a JSON value, copied (what a check takes it moves out of them).
+impl From<&Value> for Params {
+    fn from(value: &Value) -> Params {
+        let Value::Object(object) = value else { return Params(None) };
+        let mut members = Box::<Members>::default();
+        for (name, value) in object {
+            if let Some(at) = place(name) {
+                members.values[at] = Some(Member::of_json(value));
+                if at == META {
+                    members.traceparent = value.get("traceparent").and_then(Value::as_str).map(str::to_owned);
+                }
+            }
+        }
+        Params(Some(members))
+    }
+}
+
+impl From<FlatParams> for Params {
+    fn from(flat: FlatParams) -> Params {
+        Params(Some(flat.0))
+    }
+}
+
+/// The members validation reads, each in its [`place`], found in one pass.
+///
+/// Every request is checked once and echoed once; a lookup per field would hash each name with
+/// the map's SipHash (serde_json's ordered map keeps std's hasher), about a tenth of the
+/// engine's time on a small read. A JSON object has each name once (a repeated one keeps its
+/// last value), so one pass finds what the lookups would; a repeated flat member replaces the
+/// one before it alike.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Members {
+    values: [Option<Member>; 6],
+    /// `_meta.traceparent`, a string: all that is read of an object.
+    traceparent: Option<String>,
+}
+
+const SESSION_ID: usize = 0;
+const PATH: usize = 1;
+const LINE: usize = 2;
+const LIMIT: usize = 3;
+const CONTENT: usize = 4;
+const META: usize = 5;
+
+/// Where in [`Members`] the member `name` goes, if validation reads it.
+fn place(name: &str) -> Option<usize> {
+    Some(match name {
+        "sessionId" => SESSION_ID,
+        "path" => PATH,
+        "line" => LINE,
+        "limit" => LIMIT,
+        "content" => CONTENT,
+        "_meta" => META,
+        _ => return None,
+    })
+}
+
+/// One member's value as validation reads it, from either form.
+#[derive(Clone, Debug, PartialEq)]
+enum Member {
+    Null,
+    Text(String),
+    /// A JSON number: its value, and whether serde_json holds it as a `u64` (its digits a whole
+    /// number that fits), which is all the echo takes. As an `f64` a `u64` above `u32::MAX`
+    /// stays above it and an `i64` stays negative, so every check reads the value alike.
+    Number(f64, bool),
+    /// An object (all a field reads of one, `_meta`'s `traceparent`, is kept beside).
+    Object,
+    /// A boolean or an array: no field takes one, and every field says so alike.
+    Other,
+}
+
+impl Member {
+    fn of_json(value: &Value) -> Member {
+        match value {
+            Value::Null => Member::Null,
+            Value::String(s) => Member::Text(s.clone()),
+            Value::Number(n) => Member::Number(n.as_f64().unwrap_or(f64::NAN), n.is_u64()),
+            Value::Object(_) => Member::Object,
+            Value::Bool(_) | Value::Array(_) => Member::Other,
+        }
+    }
+
+    /// What a peer's JSON would have carried for a flat member: `JSON.stringify` writes a whole
+    /// number below 1e21 as plain digits (`-0` as "0"), which serde_json reads as a `u64` where
+    /// it fits (below 2^64); anything else it holds as an `i64` or an `f64`; a non-finite
+    /// number is `null`.
+    fn of_flat(value: Scalar) -> Member {
+        match value {
+            Scalar::Null => Member::Null,
+            Scalar::Bool(_) => Member::Other,
+            Scalar::Text(s) => Member::Text(s),
+            Scalar::Number(n) if !n.is_finite() => Member::Null,
+            Scalar::Number(n) => {
+                Member::Number(n, n.fract() == 0.0 && (0.0..18_446_744_073_709_551_616.0).contains(&n))
+            }
+        }
+    }
+}
 
 /// Validated `fs/read_text_file` params.
 #[derive(Clone, Debug)]
@@ -34,103 +184,57 @@ pub(crate) struct Echo {
 }
 
 impl Echo {
-    pub fn of(params: &Value) -> Echo {
-        let m = params.as_object().map(Members::of).unwrap_or_default();
-        let s = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
-        let n = |v: Option<&Value>| v.and_then(Value::as_u64).and_then(|v| u32::try_from(v).ok());
-        Echo {
-            session_id: s(m.session_id),
-            path: s(m.path),
-            line: n(m.line),
-            limit: n(m.limit),
-            traceparent: s(m.meta.and_then(|m| m.get("traceparent"))),
-        }
+    pub fn of(params: &Params) -> Echo {
+        let Params(Some(members)) = params else { return Echo::default() };
+        let Members { values: [session_id, path, line, limit, ..], traceparent } = &**members;
+        let s = |slot: &Option<Member>| match slot {
+            Some(Member::Text(s)) => Some(s.clone()),
+            _ => None,
+        };
+        let n = |slot: &Option<Member>| match *slot {
+            Some(Member::Number(n, true)) if n <= u32::MAX as f64 => Some(n as u32),
+            _ => None,
+        };
+        let traceparent = traceparent.clone();
+        Echo { session_id: s(session_id), path: s(path), line: n(line), limit: n(limit), traceparent }
     }
 }
 
-/// The members a request's validation reads, found in one pass over the params object.
-///
-/// Every request is checked once and echoed once; a lookup per field would hash each name with
-/// the map's SipHash (serde_json's ordered map keeps std's hasher), about a tenth of the
-/// engine's time on a small read. A JSON object has each name once (a repeated one keeps its
-/// last value), so one pass finds what the lookups would.
-#[derive(Default)]
-struct Members<'a> {
-    session_id: Option<&'a Value>,
-    path: Option<&'a Value>,
-    line: Option<&'a Value>,
-    limit: Option<&'a Value>,
-    content: Option<&'a Value>,
-    meta: Option<&'a Value>,
+fn object(params: Params) -> Result<Box<Members>, AcpFsError> {
+    params.0.ok_or_else(|| AcpFsError::invalid_params("params", "params must be an object"))
 }
 
-impl<'a> Members<'a> {
-    fn of(obj: &'a Map<String, Value>) -> Members<'a> {
-        let mut m = Members::default();
-        for (name, value) in obj {
-            let slot = match name.as_str() {
-                "sessionId" => &mut m.session_id,
-                "path" => &mut m.path,
-                "line" => &mut m.line,
-                "limit" => &mut m.limit,
-                "content" => &mut m.content,
-                "_meta" => &mut m.meta,
-                _ => continue,
-            };
-            *slot = Some(value);
-        }
-        m
-    }
-}
-
-fn object(params: &Value) -> Result<Members<'_>, AcpFsError> {
-    params.as_object().map(Members::of).ok_or_else(|| AcpFsError::invalid_params("params", "params must be an object"))
-}
-
-fn required_str<'a>(value: Option<&'a Value>, field: &str) -> Result<&'a str, AcpFsError> {
-    match value {
-        Some(Value::String(s)) => Ok(s),
-        None | Some(Value::Null) => Err(AcpFsError::invalid_params(field, "required")),
+/// A required string member, moved out of its slot.
+fn required_string(slot: &mut Option<Member>, field: &str) -> Result<String, AcpFsError> {
+    match slot.take() {
+        Some(Member::Text(s)) => Ok(s),
+        None | Some(Member::Null) => Err(AcpFsError::invalid_params(field, "required")),
         Some(_) => Err(AcpFsError::invalid_params(field, "must be a string")),
     }
 }
 
-fn required_string(value: Option<&Value>, field: &str) -> Result<String, AcpFsError> {
-    required_str(value, field).map(str::to_owned)
-}
-
-fn path(value: Option<&Value>) -> Result<AbsPath, AcpFsError> {
-    AbsPath::parse(required_str(value, "path")?).map_err(|why| AcpFsError::invalid_params("path", why))
+fn path(slot: &mut Option<Member>) -> Result<AbsPath, AcpFsError> {
+    AbsPath::parse(&required_string(slot, "path")?).map_err(|why| AcpFsError::invalid_params("path", why))
 }
 
 /// An optional u32: absent/null is `None`; a malformed value is an error (strict) or `None`
 /// (lenient).
-fn optional_u32(value: Option<&Value>, field: &str, lenient: bool) -> Result<Option<u32>, AcpFsError> {
-    let value = match value {
-        None | Some(Value::Null) => return Ok(None),
-        Some(v) => v,
-    };
-    let parsed = match value {
-        Value::Number(n) => {
-            if let Some(u) = n.as_u64() {
-                u32::try_from(u).map_err(|_| "must be at most 4294967295")
-            } else if n.as_i64().is_some() {
+fn optional_u32(slot: &Option<Member>, field: &str, lenient: bool) -> Result<Option<u32>, AcpFsError> {
+    let parsed = match *slot {
+        None | Some(Member::Null) => return Ok(None),
+        // JS numbers arrive as floats: 3.0 is the integer 3.
+        Some(Member::Number(f, _)) => {
+            if f.fract() != 0.0 || !f.is_finite() {
+                Err("must be an integer")
+            } else if f < 0.0 {
                 Err("must not be negative")
+            } else if f > u32::MAX as f64 {
+                Err("must be at most 4294967295")
             } else {
-                // JS numbers arrive as floats: 3.0 is the integer 3.
-                let f = n.as_f64().unwrap_or(f64::NAN);
-                if f.fract() != 0.0 || !f.is_finite() {
-                    Err("must be an integer")
-                } else if f < 0.0 {
-                    Err("must not be negative")
-                } else if f > u32::MAX as f64 {
-                    Err("must be at most 4294967295")
-                } else {
-                    Ok(f as u32)
-                }
+                Ok(f as u32)
             }
         }
-        _ => Err("must be an integer"),
+        Some(_) => Err("must be an integer"),
     };
     match parsed {
         Ok(v) => Ok(Some(v)),
@@ -140,31 +244,33 @@ fn optional_u32(value: Option<&Value>, field: &str, lenient: bool) -> Result<Opt
 }
 
 /// `_meta` is only checked: what acp-fs uses of it (`traceparent`) is taken by [`Echo`].
-fn meta(value: Option<&Value>, lenient: bool) -> Result<(), AcpFsError> {
-    match value {
-        None | Some(Value::Null) | Some(Value::Object(_)) => Ok(()),
+fn meta(slot: &Option<Member>, lenient: bool) -> Result<(), AcpFsError> {
+    match slot {
+        None | Some(Member::Null) | Some(Member::Object) => Ok(()),
         Some(_) if lenient => Ok(()),
         Some(_) => Err(AcpFsError::invalid_params("_meta", "must be an object or null")),
     }
 }
 
-pub(crate) fn read(params: &Value, lenient: bool) -> Result<ReadParams, AcpFsError> {
-    let m = object(params)?;
-    let session_id = required_string(m.session_id, "sessionId")?;
-    let path = path(m.path)?;
-    let line = optional_u32(m.line, "line", lenient)?.unwrap_or(0).max(1);
-    let limit = optional_u32(m.limit, "limit", lenient)?;
-    meta(m.meta, lenient)?;
+pub(crate) fn read(params: Params, lenient: bool) -> Result<ReadParams, AcpFsError> {
+    let mut m = object(params)?;
+    let [session_id, path_, line, limit, _, meta_] = &mut m.values;
+    let session_id = required_string(session_id, "sessionId")?;
+    let path = path(path_)?;
+    let line = optional_u32(line, "line", lenient)?.unwrap_or(0).max(1);
+    let limit = optional_u32(limit, "limit", lenient)?;
+    meta(meta_, lenient)?;
     Ok(ReadParams { session_id, path, line, limit })
 }
 
-pub(crate) fn write(params: &Value, lenient: bool) -> Result<WriteParams, AcpFsError> {
-    let m = object(params)?;
-    let session_id = required_string(m.session_id, "sessionId")?;
-    let path = path(m.path)?;
-    let content = required_string(m.content, "content")?;
+pub(crate) fn write(params: Params, lenient: bool) -> Result<WriteParams, AcpFsError> {
+    let mut m = object(params)?;
+    let [session_id, path_, _, _, content, meta_] = &mut m.values;
+    let session_id = required_string(session_id, "sessionId")?;
+    let path = path(path_)?;
+    let content = required_string(content, "content")?;
     readable_back(&content)?;
-    meta(m.meta, lenient)?;
+    meta(meta_, lenient)?;
     Ok(WriteParams { session_id, path, content })
 }
 
@@ -194,6 +300,7 @@ fn readable_back(content: &str) -> Result<(), AcpFsError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use serde_json::json;
 
     fn field(r: Result<ReadParams, AcpFsError>) -> String {
@@ -202,6 +309,7 @@ mod tests {
 
     #[test]
     fn strict_and_lenient() {
+        let read = |p: &Value, lenient| read(p.into(), lenient);
         let base = json!({"sessionId": "s", "path": "/a"});
         assert_eq!(read(&base, false).unwrap().line, 1);
         for bad in [json!(-1), json!(1.5), json!("2"), json!(4294967296u64), json!(true)] {
@@ -215,5 +323,159 @@ mod tests {
         assert_eq!(read(&p, false).unwrap().line, 3);
         assert_eq!(field(read(&json!({"path": "/a"}), true)), "sessionId");
         assert_eq!(field(read(&json!([1]), false)), "params");
+    }
+
+    /// The JSON text `JSON.stringify` writes for a number (ECMA-262's Number::toString): the
+    /// shortest digits that read back as `x`, plain up to 21 integer digits, else with an
+    /// exponent; `null` for what JSON has no number for.
+    fn js_number(x: f64) -> String {
+        if !x.is_finite() {
+            return "null".to_owned();
+        }
+        if x == 0.0 {
+            return "0".to_owned();
+        }
+        let shortest = format!("{:e}", x.abs());
+        let (mantissa, exp) = shortest.split_once('e').unwrap();
+        let digits = mantissa.replace('.', "");
+        let (k, n) = (digits.len() as i32, exp.parse::<i32>().unwrap() + 1);
+        let body = if k <= n && n <= 21 {
+            format!("{digits}{}", "0".repeat((n - k) as usize))
+        } else if 0 < n && n <= 21 {
+            format!("{}.{}", &digits[..n as usize], &digits[n as usize..])
+        } else if -6 < n && n <= 0 {
+            format!("0.{}{digits}", "0".repeat(-n as usize))
+        } else {
+            let (sign, e) = if n >= 1 { ('+', n - 1) } else { ('-', 1 - n) };
+            let fraction = if k > 1 { format!(".{}", &digits[1..]) } else { String::new() };
+            format!("{}{fraction}e{sign}{e}", &digits[..1])
+        };
+        if x < 0.0 {
+            format!("-{body}")
+        } else {
+            body
+        }
+    }
+
+    #[test]
+    fn js_number_writes_what_json_stringify_does() {
+        for (x, text) in [
+            (-0.0, "0"),
+            (3.0, "3"),
+            (1.5, "1.5"),
+            (-1.0, "-1"),
+            (4294967296.0, "4294967296"),
+            (9007199254740993.0, "9007199254740992"),
+            (1e20, "100000000000000000000"),
+            (1e21, "1e+21"),
+            (-1.5e-7, "-1.5e-7"),
+            (0.000001, "0.000001"),
+            (123456.789, "123456.789"),
+            (f64::NAN, "null"),
+        ] {
+            assert_eq!(js_number(x), text);
+        }
+    }
+
+    /// The JSON text of members, as `JSON.stringify` of their object writes it (a repeated name
+    /// written twice: serde_json keeps the last, as the flat form does).
+    fn json_text(members: &[(String, Scalar)]) -> String {
+        let members: Vec<String> = members
+            .iter()
+            .map(|(name, value)| {
+                let value = match value {
+                    Scalar::Null => "null".to_owned(),
+                    Scalar::Bool(b) => b.to_string(),
+                    Scalar::Number(n) => js_number(*n),
+                    Scalar::Text(s) => serde_json::to_string(s).unwrap(),
+                };
+                format!("{}:{value}", serde_json::to_string(name).unwrap())
+            })
+            .collect();
+        format!("{{{}}}", members.join(","))
+    }
+
+    fn number() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            prop::sample::select(vec![
+                -0.0,
+                0.0,
+                1.0,
+                3.0,
+                1.5,
+                -1.0,
+                -1.5,
+                4294967295.0,
+                4294967295.5,
+                4294967296.0,
+                9007199254740993.0,
+                2251799813685248.5,
+                18446744073709551616.0,
+                -9223372036854775808.0,
+                -9223372036854777856.0,
+                1e21,
+                -1e21,
+                1e300,
+                5e-324,
+                f64::NAN,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+            ]),
+            (-10i64..5_000_000_000).prop_map(|n| n as f64),
+            (-10i64..5_000_000_000).prop_map(|n| n as f64 + 0.5),
+            (-1e22..1e22f64).prop_map(f64::trunc),
+            any::<f64>(),
+        ]
+    }
+
+    fn scalar() -> impl Strategy<Value = Scalar> {
+        prop_oneof![
+            Just(Scalar::Null),
+            any::<bool>().prop_map(Scalar::Bool),
+            number().prop_map(Scalar::Number),
+            prop::sample::select(vec!["s", "/a", "/p/a.txt", "rel/a", "", "/a/../b", "C:\\x", "a\0b", "\u{feff}\0"])
+                .prop_map(|s| Scalar::Text(s.to_owned())),
+            "\\PC{0,6}".prop_map(Scalar::Text),
+        ]
+    }
+
+    /// Members of any names and values, most often after a valid session and path (a later
+    /// member may replace them), so the checks after those are reached too.
+    fn members() -> impl Strategy<Value = Vec<(String, Scalar)>> {
+        let name = prop::sample::select(vec!["sessionId", "path", "line", "limit", "content", "_meta", "x", "Path"]);
+        let valid = vec![
+            ("sessionId".to_owned(), Scalar::Text("s".to_owned())),
+            ("path".to_owned(), Scalar::Text("/p/a.txt".to_owned())),
+        ];
+        let start = prop_oneof![1 => Just(Vec::new()), 4 => Just(valid)];
+        (start, prop::collection::vec((name.prop_map(str::to_owned), scalar()), 0..6)).prop_map(
+            |(mut members, more)| {
+                members.extend(more);
+                members
+            },
+        )
+    }
+
+    proptest! {
+        /// Flat params are validated and echoed exactly as the JSON object they stand for
+        /// (built from their JSON text, as serde_json reads it): the same params or the same
+        /// error, field and message, strict and lenient.
+        #[test]
+        fn flat_params_read_as_their_json(members in members()) {
+            let text = json_text(&members);
+            let json: Value = serde_json::from_str(&text).unwrap();
+            let mut flat = FlatParams::default();
+            for (name, value) in members {
+                flat.push(&name, value);
+            }
+            for lenient in [false, true] {
+                let (f, j) = (read(flat.clone().into(), lenient), read((&json).into(), lenient));
+                prop_assert_eq!(format!("{f:?}"), format!("{j:?}"), "{}", text);
+                let (f, j) = (write(flat.clone().into(), lenient), write((&json).into(), lenient));
+                prop_assert_eq!(format!("{f:?}"), format!("{j:?}"), "{}", text);
+            }
+            let (f, j) = (Echo::of(&flat.into()), Echo::of(&(&json).into()));
+            prop_assert_eq!(format!("{f:?}"), format!("{j:?}"), "{}", text);
+        }
     }
 }

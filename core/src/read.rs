@@ -9,7 +9,7 @@ use crate::index::Identity;
 use crate::ledger::Seen;
 use crate::operation::Done;
 use crate::options::{KnownAgent, PastEnd};
-use crate::params;
+use crate::params::{self, Params};
 use crate::path::AbsPath;
 use crate::protocol::{ReadTextFileResponse, Response};
 use crate::refuse::{not_text, storage_error, too_large};
@@ -17,7 +17,6 @@ use crate::state::Shared;
 use crate::storage::{Metadata, StorageError, StorageErrorKind};
 use crate::text::{self, Encoding, NotText, SNIFF_BYTES};
 use crate::window::{Checkpoint, Window, WindowError};
-use serde_json::Value;
 use std::sync::Arc;
 
 /// Who asks: an ACP agent (`fs/read_text_file`) or a model through the MCP tool. A session's
@@ -48,9 +47,9 @@ fn reached<T>(answer: Result<T, StorageError>, requested: &AbsPath) -> Result<Re
     }
 }
 
-pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel, asker: Asker) -> Result<Done, AcpFsError> {
+pub(crate) async fn run(shared: Arc<Shared>, params: Params, io: Channel, asker: Asker) -> Result<Done, AcpFsError> {
     let opts = &shared.policy.options;
-    let p = params::read(&params, opts.lenient_params)?;
+    let p = params::read(params, opts.lenient_params)?;
     let roots = shared.roots(&p.session_id)?;
     let real_root = contain::by_name(&shared, &io, &roots, &p.path, Access::Read).await?;
     let target = contain::resolve(&shared, &io, &roots, real_root, p.path, Access::Read).await?;

@@ -13,7 +13,7 @@ use crate::ledger::{self, Current, Seen};
 use crate::mcp::edit::{self, Edit};
 use crate::operation::Done;
 use crate::options::{LineEndings, OnConflict};
-use crate::params;
+use crate::params::{self, Params};
 use crate::path::AbsPath;
 use crate::protocol::{Response, WriteTextFileResponse, WRITE_TEXT_FILE};
 use crate::record::{ChangeKind, ChangeRecord, DocumentWrite};
@@ -21,7 +21,6 @@ use crate::refuse::{self, not_text, storage_error, too_large};
 use crate::state::Shared;
 use crate::storage::{Metadata, StorageErrorKind};
 use crate::text::{self, Encoding};
-use serde_json::Value;
 use std::sync::Arc;
 
 /// What is at the target before the write.
@@ -32,11 +31,11 @@ struct Existing {
     meta: Option<Metadata>,
 }
 
-pub(crate) async fn run(shared: Arc<Shared>, params: Value, io: Channel) -> Result<Done, AcpFsError> {
+pub(crate) async fn run(shared: Arc<Shared>, params: Params, io: Channel) -> Result<Done, AcpFsError> {
     if !shared.can_write() {
         return Err(AcpFsError::method_not_found(WRITE_TEXT_FILE));
     }
-    let p = params::write(&params, shared.policy.options.lenient_params)?;
+    let p = params::write(params, shared.policy.options.lenient_params)?;
     let request =
         Request { session_id: p.session_id, path: p.path, content: Content::Whole(p.content), dry_run: false };
     let written = commit(&shared, &io, request).await?;

@@ -41,6 +41,10 @@ export function startSuite({ label, engine }) {
         ['fs/read_text_file', { sessionId: 's', path: '/p/a.txt', limit: 1.5 }],
         ['fs/read_text_file', { sessionId: 's', path: '/p/a.txt', line: -1, limit: 1e21 }],
         ['fs/read_text_file', { sessionId: 's', path: '/p/a.txt', line: -0, limit: null, lenient: true, _meta: null }],
+        ['fs/read_text_file', { sessionId: 's', path: '/p/a.txt', line: 4294967295, limit: 4294967296 }],
+        // Not flat: startFlat's params that nest are read as the JSON value they are.
+        ['fs/read_text_file', { sessionId: 's', path: '/p/a.txt', line: 2, _meta: { traceparent: '00-1-2-01' } }],
+        ['fs/read_text_file', { sessionId: 's', path: '/p/a.txt', line: [3] }],
         ['fs/read_text_file', { sessionId: 's', path: '/p/é/ü\u{1F600}.txt', '': 'x' }],
         ['fs/read_text_file', { sessionId: 's', path: 'relative.txt' }],
         ['fs/read_text_file', { sessionId: 'other', path: '/p/a.txt' }],

@@ -62,10 +62,6 @@ describe('binding: traps', () => {
       startJson() {
         return 8;
       }
-      begin() {
-        state.calls += 1;
-        throw new WebAssembly.RuntimeError('unreachable');
-      }
       step() {
         state.calls += 1;
         throw new WebAssembly.RuntimeError('unreachable');

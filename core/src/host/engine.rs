@@ -10,6 +10,7 @@ use crate::mcp::{McpDispatch, McpServer};
 #[cfg(feature = "mcp")]
 use crate::operation::Operation;
 use crate::options::{Options, SessionOptions};
+use crate::params::FlatParams;
 use crate::protocol::FileSystemCapability;
 #[cfg(feature = "mcp")]
 use crate::protocol::{READ_TEXT_FILE, WRITE_TEXT_FILE};
@@ -139,6 +140,13 @@ impl HostEngine {
     #[must_use = "a request is answered only once it is run to its outcome"]
     pub fn start_json(&self, method: &str, params: &str) -> Option<HostOperation> {
         self.start(method, serde_json::from_str(params).map_err(|e| e.to_string()))
+    }
+
+    /// [`start`](Self::start) with flat params (every member a scalar), read without a JSON
+    /// value; validated and echoed exactly as their JSON object would be.
+    #[must_use = "a request is answered only once it is run to its outcome"]
+    pub fn start_flat(&self, method: &str, params: FlatParams) -> Option<HostOperation> {
+        self.fs.start(method, params.into()).map(|op| HostOperation::new(op, None))
     }
 
     /// Classifies one raw JSON-RPC message, and starts the request if it is an fs call.

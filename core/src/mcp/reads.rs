@@ -157,7 +157,7 @@ fn start_multiple(call: &Call) -> Result<Operation, AcpFsError> {
             }
             let read = match path {
                 Ok(path) => {
-                    let params = json!({"sessionId": session_id, "path": path.as_str()});
+                    let params = (&json!({"sessionId": session_id, "path": path.as_str()})).into();
                     read::run(shared.clone(), params, io.clone(), read::Asker::Mcp).await.map(|done| done.response)
                 }
                 Err(e) => Err(e),

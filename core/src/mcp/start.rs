@@ -21,7 +21,7 @@ pub(crate) fn operation<F>(
 where
     F: Future<Output = Result<Done, AcpFsError>> + Send + 'static,
 {
-    let echo = Echo::of(&json!({"sessionId": call.session_id, "path": call.args.get("path")}));
+    let echo = Echo::of(&(&json!({"sessionId": call.session_id, "path": call.args.get("path")})).into());
     let shared = call.shared();
     Ok(Operation::new(kind, echo, move |channel| Box::pin(logic(shared, channel))))
 }

@@ -305,8 +305,8 @@ function answerWriter(memory, room) {
 }
 
 /**
- * The reader of the module's outbox (bindings-wasm/src/outbox.rs): the value the last `begin`
- * or `step` left there, made from its layout in wasm memory. `wideText` turns UTF-16 units
+ * The reader of the module's outbox (bindings-wasm/src/outbox.rs): the value the last
+ * `beginFlat` or `step` left there, made from its layout in wasm memory. `wideText` turns UTF-16 units
  * into a string (Node). Read at once, before anything else enters the module.
  */
 function outboxReader(memory, slotsAt, wideText) {
@@ -446,7 +446,7 @@ export function guardBinding(raw) {
   let disabled;
   /** The host's UTF-16 decoder (`ready`'s option): a read's text then crosses as UTF-16. */
   let wideText;
-  /** The value the module's last `begin`/`step` left in its outbox (`outboxReader`). */
+  /** The value the module's last `beginFlat`/`step` left in its outbox (`outboxReader`). */
   let taken;
   /** The instance's memory (for the inbox). */
   let memory;
@@ -561,7 +561,8 @@ export function guardBinding(raw) {
     /** The audit event of a request a trap ended (the engine cannot give it). */
     #audit;
     /** `startJson`'s params text, or `startFlat`'s params, while the engine has not started the
-     *  request: the first step starts it too (`begin`, one call into the module instead of two). */
+     *  request: the first step starts it too (`startFlat`'s with `beginFlat`, one call into the
+     *  module instead of two). */
     #unstarted;
 
     constructor(rawEngine, id, method, params, pending, unstarted) {
@@ -589,19 +590,22 @@ export function guardBinding(raw) {
       );
     }
 
-    /** The first step of a request `startJson` or `startFlat` made: started and stepped in one call. */
+    /** The first step of a request `startJson` or `startFlat` made: `startFlat`'s started and
+     *  stepped in one call (the driver's small reads); `startJson`'s, which the driver does not
+     *  use here, in two. */
     #begin() {
       const params = this.#unstarted;
       this.#unstarted = undefined;
       return guard(
         () => {
           const wide = wideText !== undefined;
-          const id =
-            typeof params === 'string'
-              ? this.#raw.begin(this.#method, params, wide)
-              : this.#raw.beginFlat(writeAnswer([this.#method, params]), wide);
+          const text = typeof params === 'string';
+          const id = text
+            ? this.#raw.startJson(this.#method, params)
+            : this.#raw.beginFlat(writeAnswer([this.#method, params]), wide);
           if (id === undefined) return { done: this.#end(`${this.#method} is not an fs method of this engine`) };
           this.#id = id;
+          if (text) this.#raw.step(id, wide);
           return taken();
         },
         (message) => ({ done: this.#end(message) }),
@@ -749,7 +753,8 @@ export function guardBinding(raw) {
     /**
      * `startJson` with the params themselves: small flat params (`flatParams`: well-formed
      * strings, finite numbers, booleans and nulls) as the guard writes them into the module's
-     * inbox for the first step (`beginFlat`), no JSON text on either side.
+     * inbox for the first step (`beginFlat`), no JSON text on either side; the module reads
+     * them into the core's flat params, no JSON value either.
      */
     startFlat(method, params) {
       if (method === info.readMethod || method === info.writeMethod) {
