@@ -143,6 +143,38 @@ describe('binding: traps', () => {
     assert.ok(asked[before] < 1 << 20, `and for a small one: ${asked[before]}`);
   });
 
+  test("startFlat's params are laid out as the generic writer lays them out, flat or not", () => {
+    const layouts = [];
+    const fake = fakeModule({});
+    fake.raw.Engine.prototype.beginFlat = function (len) {
+      layouts.push(new Uint8Array(fake.memory.buffer, 32768, len).slice());
+      return undefined;
+    };
+    const engine = guarded(fake).createEngine({}, FULL_CAPS);
+    const layout = (params) => {
+      layouts.length = 0;
+      engine.startFlat('fs/read_text_file', params).step();
+      assert.equal(layouts.length, 1);
+      return layouts[0];
+    };
+    const cases = [
+      { sessionId: 's', path: '/p/a.txt' },
+      { sessionId: 'sé', path: '/p/ünï — «x».txt', line: 3, limit: null },
+      { a: undefined, b: Number.NaN, c: -Infinity, d: -0, e: true, f: false, g: 1.5, ключ: 'x', lone: 'a\uD800b', '\uDC00': 1 },
+      {},
+      // Not flat: the generic writer's, whatever the fast one would make of them.
+      { sessionId: 's', _meta: { traceparent: 't' } },
+      { sessionId: 's', f: () => 1, s: Symbol('x') },
+      { sessionId: 's', n: 1n },
+      { sessionId: 's', toJSON: () => ({ path: '/p/b' }) },
+    ];
+    for (const params of cases) {
+      // A null prototype always takes the generic writer.
+      const generic = Object.defineProperties(Object.create(null), Object.getOwnPropertyDescriptors(params));
+      assert.deepEqual(layout(params), layout(generic), Object.keys(params).join());
+    }
+  });
+
   test('a panic becomes an internal outcome with its message; the engine keeps serving', () => {
     const fake = fakeModule({ panic: 'panicked at core/src/window.rs:1:1: boom $& $1' });
     const b = guarded(fake);

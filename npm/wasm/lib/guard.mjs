@@ -301,6 +301,45 @@ function answerWriter(memory, room) {
     return length;
   };
 
+  /**
+   * `write([method, params])` for params whose members are all strings, numbers, booleans or
+   * null, what the driver's `flatParams` makes: the same layout, written member by member
+   * without the walk's checks for what such params cannot hold. `undefined` for any other
+   * params (or a getter that threw), which `write` then takes as before.
+   */
+  write.flat = (method, params) => {
+    if (params === null || typeof params !== 'object' || Object.getPrototypeOf(params) !== Object.prototype) return undefined;
+    try {
+      if (typeof params.toJSON === 'function') return undefined;
+      if (heap === undefined || heap.length === 0) views();
+      at = 0;
+      need(5);
+      heap[base] = ARRAY;
+      view.setUint32(base + 1, 2, true);
+      at = 5;
+      text(method);
+      need(5);
+      const container = at;
+      heap[base + at] = OBJECT;
+      at += 5;
+      let count = 0;
+      for (const key of Object.keys(params)) {
+        const member = params[key];
+        if (member === undefined) continue;
+        const kind = typeof member;
+        if (kind !== 'string' && kind !== 'number' && kind !== 'boolean' && member !== null) return undefined;
+        text(key);
+        value(member, 1);
+        count++;
+      }
+      view.setUint32(base + container + 1, count, true);
+      return at;
+    } catch (e) {
+      if (e === trapped) throw e;
+      return undefined;
+    }
+  };
+
   return write;
 }
 
@@ -602,7 +641,7 @@ export function guardBinding(raw) {
           const text = typeof params === 'string';
           const id = text
             ? this.#raw.startJson(this.#method, params)
-            : this.#raw.beginFlat(writeAnswer([this.#method, params]), wide);
+            : this.#raw.beginFlat(writeAnswer.flat(this.#method, params) ?? writeAnswer([this.#method, params]), wide);
           if (id === undefined) return { done: this.#end(`${this.#method} is not an fs method of this engine`) };
           this.#id = id;
           if (text) this.#raw.step(id, wide);
