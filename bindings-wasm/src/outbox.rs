@@ -72,17 +72,7 @@ pub fn slots() -> u32 {
 /// it has no form here (only a custom `Serialize` could fail). The guard reads it as soon as the
 /// call returns, before anything else enters the module (and could move or grow its memory).
 pub fn put<T: Serialize + ?Sized>(value: &T, wide: bool) -> Result<(), String> {
-    OUTBOX.with(|out| {
-        let mut out = out.borrow_mut();
-        let out = &mut *out;
-        let mut encoder = Encoder { stream: &mut out.stream, units: &mut out.units, wide };
-        encoder.stream.clear();
-        encoder.units.clear();
-        let done = value.serialize(&mut encoder).map_err(|Unsupported(why)| why);
-        let (stream, units) = (&out.stream, &out.units);
-        out.slots = [stream.as_ptr() as u32, stream.len() as u32, units.as_ptr() as u32, units.len() as u32];
-        done
-    })
+    put_with(wide, |encoder| value.serialize(encoder).map_err(|Unsupported(why)| why))
 }
 
 /// Puts a read's plain outcome (see [`READ`]) with this content in the outbox. The most common
@@ -107,16 +97,18 @@ pub fn put_open(root: &str, path: &str, head: usize) {
     });
 }
 
-fn put_with(wide: bool, write: impl FnOnce(&mut Encoder<'_>)) {
+/// The outbox emptied, `write` filling it, and the slots telling the guard where it is.
+fn put_with<R>(wide: bool, write: impl FnOnce(&mut Encoder<'_>) -> R) -> R {
     OUTBOX.with(|out| {
         let mut out = out.borrow_mut();
         let out = &mut *out;
         let mut encoder = Encoder { stream: &mut out.stream, units: &mut out.units, wide };
         encoder.stream.clear();
         encoder.units.clear();
-        write(&mut encoder);
+        let done = write(&mut encoder);
         let (stream, units) = (&out.stream, &out.units);
         out.slots = [stream.as_ptr() as u32, stream.len() as u32, units.as_ptr() as u32, units.len() as u32];
+        done
     })
 }
 
