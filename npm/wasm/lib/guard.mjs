@@ -286,13 +286,19 @@ function answerWriter(memory, room) {
     heap[base + at++] = NOT_JSON;
   }
 
-  write.args = (items) => {
+  /** A new layout that is an array of `count` items, the writer past its head. */
+  function array(count) {
+    // Anything since the last layout may have grown the memory (see `write`).
     if (heap === undefined || heap.length === 0) views();
     at = 0;
     need(5);
     heap[base] = ARRAY;
-    view.setUint32(base + 1, items.length, true);
+    view.setUint32(base + 1, count, true);
     at = 5;
+  }
+
+  write.args = (items) => {
+    array(items.length);
     for (const v of items) item(v);
     const length = at;
     // Arguments may be large (a write's content): the next layout asks for room afresh, and
@@ -311,12 +317,7 @@ function answerWriter(memory, room) {
     if (params === null || typeof params !== 'object' || Object.getPrototypeOf(params) !== Object.prototype) return undefined;
     try {
       if (typeof params.toJSON === 'function') return undefined;
-      if (heap === undefined || heap.length === 0) views();
-      at = 0;
-      need(5);
-      heap[base] = ARRAY;
-      view.setUint32(base + 1, 2, true);
-      at = 5;
+      array(2);
       text(method);
       need(5);
       const container = at;
