@@ -26,7 +26,7 @@ export function makeText(bytes) {
   return lines.join('');
 }
 
-function memoryStorage(files) {
+export function memoryStorage(files) {
   return {
     readFile: (path) => files.get(path),
     stat: (path) => {
@@ -38,7 +38,7 @@ function memoryStorage(files) {
 }
 
 /** What a host would write without acp-fs: decode, split, slice, join. */
-async function baselineRead(storage, { path, line, limit }) {
+export async function baselineRead(storage, { path, line, limit }) {
   const text = dec.decode(await storage.readFile(path));
   const lines = text.split('\n');
   const start = (line ?? 1) - 1;
@@ -87,9 +87,8 @@ function windowOf(text, line, limit) {
  * One request through the binding (docs/binding-interface.md), answered synchronously: the
  * engine's share of the time, conversions included.
  */
-function engineOnly(engine, params, storage) {
-  // Small flat params cross as JSON text, as the driver sends them.
-  const op = engine.startJson('fs/read_text_file', JSON.stringify(params));
+export function engineOnly(engine, params, storage) {
+  const op = startRead(engine, params);
   let step = op.step();
   const open = [];
   while (!step.done) {
@@ -109,10 +108,19 @@ function engineOnly(engine, params, storage) {
   return step.done;
 }
 
-const RANGED_CAPS = { symlinks: 'none', stat: true, rangedReads: true, write: false, makeDirs: false };
+/**
+ * A read started as the driver starts one (npm/shared/acp-fs.mjs): small flat params as they are
+ * where the binding takes them so (`startFlat`, wasm), else as JSON text.
+ */
+const startRead = (engine, params) =>
+  typeof engine.startFlat === 'function'
+    ? engine.startFlat('fs/read_text_file', params)
+    : engine.startJson('fs/read_text_file', JSON.stringify(params));
+
+export const RANGED_CAPS = { symlinks: 'none', stat: true, rangedReads: true, write: false, makeDirs: false };
 
 /** `binding.createEngine`, or the error it answered with, thrown. */
-function createEngine(binding, options, caps) {
+export function createEngine(binding, options, caps) {
   const engine = binding.createEngine(options, caps);
   if (engine?.kind !== undefined) throw new Error(`createEngine: ${engine.message}`);
   return engine;
@@ -120,7 +128,8 @@ function createEngine(binding, options, caps) {
 
 /**
  * Microseconds per call of each step of a whole 4 KB read with ranged reads, through the binding
- * alone (median of 5 rounds of `n` reads): `start` (engine.startJson + the first step, giving `open`),
+ * alone (median of 5 rounds of `n` reads): `start` (started as the driver does, and the first
+ * step, giving `open`),
  * `open` (its answer with the file's head, giving the outcome), `free`.
  */
 export function stepTimes(binding, { n = 20000 } = {}) {
@@ -131,7 +140,7 @@ export function stepTimes(binding, { n = 20000 } = {}) {
   const sum = { start: 0, open: 0, free: 0 };
   const once = (timed) => {
     const t0 = now();
-    const op = engine.startJson('fs/read_text_file', JSON.stringify(params));
+    const op = startRead(engine, params);
     const open = op.step();
     const t1 = now();
     const done = op.step({ file: 0, metadata: { kind: 'file', size: bytes.length }, bytes: true }, bytes).done;

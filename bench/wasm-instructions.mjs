@@ -32,33 +32,20 @@ const WARM_UP = 3000;
 async function child(dir, reads, what) {
   const { AcpFs } = await import(pathToFileURL(join(dir, 'node.mjs')).href);
   const { binding } = await import(pathToFileURL(join(dir, 'lib', 'fs.mjs')).href);
-  const { makeText } = await import('./wasm-core.mjs');
-  const bytes = new TextEncoder().encode(makeText(4096));
-  const storage = {
-    readFile: () => bytes,
-    stat: () => ({ isFile: () => true, isDirectory: () => false, isSymbolicLink: () => false, size: bytes.length }),
-    readRange: (_, offset, length) => bytes.subarray(offset, offset + length),
-  };
-  const params = { sessionId: 's', path: '/p/a.txt' };
+  const core = await import('./wasm-core.mjs');
+  const bytes = new TextEncoder().encode(core.makeText(4096));
+  const path = '/p/a.txt';
+  const storage = core.memoryStorage(new Map([[path, bytes]]));
+  const params = { sessionId: 's', path };
   const fs = new AcpFs({ storage, roots: ['/p'] });
-  const caps = { symlinks: 'none', stat: true, rangedReads: true, write: false, makeDirs: false };
-  const engine = binding.createEngine({ roots: ['/p'] }, caps);
-  const dec = new TextDecoder();
+  const engine = core.createEngine(binding, { roots: ['/p'] }, core.RANGED_CAPS);
   const one = {
     fs: () => fs.readTextFile(params),
-    engine: async () => {
-      const op = engine.startFlat('fs/read_text_file', { sessionId: 's', path: '/p/a.txt' });
-      op.step();
-      const answer = { file: 0, metadata: { kind: 'file', size: bytes.length }, bytes: true };
-      const { done } = op.step(answer, bytes);
-      op.free();
-      return done.result;
-    },
-    baseline: async () => ({ content: dec.decode(await storage.readFile('/p/a.txt')).split('\n').join('\n') }),
+    engine: async () => core.engineOnly(engine, params, storage).result,
+    baseline: () => core.baselineRead(storage, { path }),
   }[what];
   if (one === undefined) throw new Error(`--what: fs, engine or baseline, not ${what}`);
-  const text = dec.decode(bytes);
-  if ((await one()).content !== text) throw new Error(`${what}: wrong content`);
+  if ((await one()).content !== new TextDecoder().decode(bytes)) throw new Error(`${what}: wrong content`);
   for (let i = 0; i < WARM_UP; i++) await one();
   for (let i = 0; i < reads; i++) await one();
 }
