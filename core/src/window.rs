@@ -79,17 +79,19 @@ impl Window {
     /// checkpoint of the line index, or row 1 after a BOM). `from.line` must not be past
     /// `line`.
     pub fn resume(line: u64, limit: Option<u64>, max_bytes: u64, from: Checkpoint) -> Window {
-        Window::resume_into(line, limit, max_bytes, from, Vec::new())
+        Window::resume_into(line, limit, max_bytes, from, (String::new(), Vec::new()))
     }
 
-    /// [`Window::resume`], its line starts kept in `marks` (emptied).
+    /// [`Window::resume`] in the buffers of a window not fed yet (its text and line starts),
+    /// emptied.
     fn resume_into(
         line: u64,
         limit: Option<u64>,
         max_bytes: u64,
         from: Checkpoint,
-        mut marks: Vec<Checkpoint>,
+        (mut out, mut marks): (String, Vec<Checkpoint>),
     ) -> Window {
+        out.clear();
         marks.clear();
         let line = line.max(1).max(from.line);
         let phase = if line == from.line { Phase::Collecting { rows_left: limit } } else { Phase::Seeking };
@@ -98,7 +100,7 @@ impl Window {
             limit,
             phase,
             newlines: 0,
-            out: String::new(),
+            out,
             taken: 0,
             max_bytes,
             carry: Vec::new(),
@@ -143,11 +145,8 @@ impl Window {
     /// The same window, scanned from `from` instead (see [`Window::resume`]); nothing may have
     /// been fed yet.
     pub fn restart(self, from: Checkpoint) -> Window {
-        let mut restarted = Window::resume_into(self.line, self.limit, self.max_bytes, from, self.marks);
-        // Its buffers are this one's, emptied: a read made a second scanner for every first.
-        restarted.out = self.out;
-        restarted.out.clear();
-        restarted
+        // In this one's buffers: a read made a second scanner for every first.
+        Window::resume_into(self.line, self.limit, self.max_bytes, from, (self.out, self.marks))
     }
 
     /// The first row of the window (1-based).
