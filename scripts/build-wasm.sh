@@ -49,11 +49,14 @@ module() { # out-dir cargo-profile [cargo args...]
   echo "build-wasm: cargo output $(wc -c <"$RAW") bytes; $wasm $(wc -c <"$wasm") bytes raw," \
     "$(gzip -9 -c "$wasm" | wc -c) bytes gzip -9; JS glue $(wc -c <"$out/acp_fs_wasm.js") bytes"
 }
-# The fs/* module is built with the `wasm-fs` profile (Cargo.toml says why), and LLVM's inliner
-# less eager than at opt-level 3 (threshold 100 for its 250; docs/toolchain.md#the-inliner-of-the-fs-module);
-# the full one with `release`. --config joins .cargo/config.toml's flags (+simd128), it does not
-# replace them.
-module pkg wasm-fs --config 'target.wasm32-unknown-unknown.rustflags=["-C", "llvm-args=-inline-threshold=100"]'
+# The fs/* module is built with the `wasm-fs` profile (Cargo.toml says why), LLVM's inliner less
+# eager than at opt-level 3 (threshold 100 for its 250; docs/toolchain.md#the-inliner-of-the-fs-module),
+# and a standard library of its own in which a panic traps at once, with no message to format
+# (docs/toolchain.md#the-fs-modules-own-standard-library: RUSTC_BOOTSTRAP lets this stable
+# rustc take the two unstable flags, and only for this build). The full one is built with
+# `release`. --config joins .cargo/config.toml's flags (+simd128), it does not replace them.
+RUSTC_BOOTSTRAP=1 module pkg wasm-fs -Zbuild-std=std,panic_abort --config \
+  'target.wasm32-unknown-unknown.rustflags=["-C", "llvm-args=-inline-threshold=100", "-Z", "unstable-options", "-C", "panic=immediate-abort"]'
 module pkg-full release --features full
 
 # The shared driver, the types and the adapters, copied so the package stands alone.

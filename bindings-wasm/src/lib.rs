@@ -1,7 +1,8 @@
 //! wasm-bindgen binding of the acp-fs engine: `docs/binding-interface.md` over [`acp_fs::host`], values converted
 //! with serde (in: every value through the inbox, [`inbox`], a request's small flat params into the core's `FlatParams`,
 //! `startJson`'s params as JSON text; out: every value
-//! through the outbox, [`outbox`]) and nothing else: rules, wording, limits and a request's lifecycle are the core's. A panic aborts (a trap); the hook below keeps its message for the guard.
+//! through the outbox, [`outbox`]) and nothing else: rules, wording, limits and a request's lifecycle are the core's. A panic aborts (a trap); the hook below keeps its message for the guard,
+//! except in the fs/* module, whose panics trap at once with no message (`docs/toolchain.md`).
 
 #[cfg(feature = "full")]
 use acp_fs::host::agent_side;
@@ -422,6 +423,8 @@ thread_local! {
 
 /// A panic aborts the instance (an `unreachable` trap) before any JS sees its message; the hook
 /// keeps the message so the package's guard can put it into the `internal` error it reports.
+/// Not in a build whose panics trap at once (the fs/* module's): no hook would ever run there.
+#[cfg(not(panic = "immediate-abort"))]
 #[wasm_bindgen(start)]
 fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
