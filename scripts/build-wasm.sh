@@ -43,7 +43,8 @@ module() { # out-dir cargo-profile [cargo args...]
   rm -f "$out/package.json" "$out/.gitignore"
   # wasm-opt reads the target_features section, then drops it and the producers section with
   # the rest: nothing loads them at run time (docs/toolchain.md#no-strip-in-the-release-profile).
-  "$WASM_OPT" -Oz --strip-producers --strip-target-features "$out/acp_fs_wasm_bg.wasm" -o "$out/acp_fs_wasm_bg.opt.wasm"
+  # Functions that differ only in constants are merged first (docs/toolchain.md#merged-look-alike-functions).
+  "$WASM_OPT" --merge-similar-functions -Oz --strip-producers --strip-target-features "$out/acp_fs_wasm_bg.wasm" -o "$out/acp_fs_wasm_bg.opt.wasm"
   mv "$out/acp_fs_wasm_bg.opt.wasm" "$out/acp_fs_wasm_bg.wasm"
   local wasm=$out/acp_fs_wasm_bg.wasm
   echo "build-wasm: cargo output $(wc -c <"$RAW") bytes; $wasm $(wc -c <"$wasm") bytes raw," \
