@@ -56,7 +56,7 @@ module() { # out-dir cargo-profile [cargo args...]
 # (docs/toolchain.md#the-fs-modules-own-standard-library: RUSTC_BOOTSTRAP lets this stable
 # rustc take the two unstable flags, and only for this build). The full one is built with
 # `release`. --config joins .cargo/config.toml's flags (+simd128), it does not replace them.
-RUSTC_BOOTSTRAP=1 module pkg wasm-fs -Zbuild-std=std,panic_abort --config \
+RUSTC_BOOTSTRAP=1 module pkg wasm-fs -Zbuild-std=std,panic_abort -Zbuild-std-features=optimize_for_size --config \
   'target.wasm32-unknown-unknown.rustflags=["-C", "llvm-args=-inline-threshold=100", "-Z", "unstable-options", "-C", "panic=immediate-abort"]'
 module pkg-full release --features full
 
