@@ -3,9 +3,10 @@
 
 use crate::index::{same_version, Identity};
 use crate::path::{AbsPath, Style};
+use crate::recency::Recency;
 use crate::storage::Metadata;
 use std::collections::hash_map::Entry::{Occupied, Vacant};
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::hash::{Hash, Hasher};
 use std::pin::Pin;
@@ -78,7 +79,8 @@ struct Entry {
     /// The document version the agent saw, when the text came from an open document: the same
     /// version now means unchanged without comparing texts.
     document: Option<u64>,
-    used: u64,
+    /// Its place in the ledger's order of use.
+    place: u32,
     cost: usize,
 }
 
@@ -89,17 +91,11 @@ const ENTRY_COST: usize = 96;
 #[derive(Default)]
 pub(crate) struct Ledger {
     entries: HashMap<String, Entry>,
-    order: BTreeMap<u64, String>,
+    order: Recency,
     bytes: usize,
-    clock: u64,
 }
 
 impl Ledger {
-    fn tick(&mut self) -> u64 {
-        self.clock += 1;
-        self.clock
-    }
-
     fn record(&mut self, key: String, seen: Seen, document: Option<u64>, limits: Limits) {
         let seen = match seen {
             Seen::Text(t) if t.len() > limits.file => Seen::digest(t.as_bytes()),
@@ -110,25 +106,23 @@ impl Ledger {
             self.forget(&key);
             return;
         }
-        let used = self.tick();
-        let entry = Entry { seen, document, used, cost };
         self.bytes += cost;
-        // A file read again (the usual case) replaces its entry in place: one lookup, and the
-        // name it is ordered by is moved to its new place rather than copied.
+        // A file read again (the usual case) replaces its entry in place: one lookup, and its
+        // place in the order moves to the recent end with no copy of its name.
         match self.entries.entry(key) {
             Occupied(mut slot) => {
-                let old = slot.insert(entry);
+                let place = slot.get().place;
+                let old = slot.insert(Entry { seen, document, place, cost });
                 self.bytes -= old.cost;
-                let name = self.order.remove(&old.used).unwrap_or_else(|| slot.key().clone());
-                self.order.insert(used, name);
+                self.order.touch(place);
             }
             Vacant(slot) => {
-                self.order.insert(used, slot.key().clone());
-                slot.insert(entry);
+                let place = self.order.push(slot.key().clone());
+                slot.insert(Entry { seen, document, place, cost });
             }
         }
         while self.bytes > limits.session {
-            let Some((_, oldest)) = self.order.pop_first() else { break };
+            let Some(oldest) = self.order.pop_oldest() else { break };
             if let Some(e) = self.entries.remove(&oldest) {
                 self.bytes -= e.cost;
             }
@@ -137,17 +131,14 @@ impl Ledger {
 
     fn forget(&mut self, key: &str) {
         if let Some(e) = self.entries.remove(key) {
-            self.order.remove(&e.used);
+            self.order.remove(e.place);
             self.bytes -= e.cost;
         }
     }
 
     fn get(&mut self, key: &str) -> Option<(Seen, Option<u64>)> {
-        let used = self.tick();
         let e = self.entries.get_mut(key)?;
-        let name = self.order.remove(&e.used).unwrap_or_else(|| key.to_owned());
-        e.used = used;
-        self.order.insert(used, name);
+        self.order.touch(e.place);
         Some((e.seen.clone(), e.document))
     }
 }

@@ -54,6 +54,7 @@ mod engine;
 mod io;
 mod ledger;
 mod operation;
+mod recency;
 mod run;
 pub use engine::AcpFs;
 pub use io::{Answer, FileId, Io};
