@@ -57,6 +57,10 @@ pub const UINT: u8 = 14;
 /// A negative `bigint` that fits an `i64`.
 pub const INT: u8 = 15;
 
+/// The name serde_json's `Value` visitor takes for a raw value's JSON text (its
+/// `raw_value` feature, which the core turns on).
+const RAW_VALUE: &str = "$serde_json::private::RawValue";
+
 /// The layout is not a value of the form asked for. Why is not kept: the core reports every
 /// answer a binding could not convert with one text, whatever the binding's reason.
 #[derive(Debug)]
@@ -134,7 +138,7 @@ pub fn request<T>(len: u32, start: impl FnOnce(&str, Params) -> T) -> Result<T> 
         let method = reader.text()?;
         let params = match reader.flat() {
             Some(params) => Params::Flat(params),
-            None => Params::Json(Value::deserialize(&mut reader)?),
+            None => Params::Json(reader.value()?),
         };
         if reader.at == layout.len() {
             Ok(start(method, params))
@@ -158,7 +162,7 @@ pub fn args(len: u32, fields: &[&'static str]) -> std::result::Result<Vec<Value>
         }
         let mut values = Vec::with_capacity(fields.len());
         for field in fields {
-            values.push(Value::deserialize(&mut reader).map_err(|Malformed| *field)?);
+            values.push(reader.value().map_err(|Malformed| *field)?);
         }
         if reader.at == layout.len() {
             Ok(values)
@@ -252,6 +256,55 @@ impl<'de> Reader<'de> {
             params.push(name, value);
         }
         Ok(params)
+    }
+
+    /// The next value as the JSON value serde_json's `Value` visitor makes of it when this
+    /// module's `Deserializer` drives it (as before, with the same answers), without serde: that
+    /// visitor's copy for this reader was 6 KB of the fs/* module. An object's first member
+    /// named [`RAW_VALUE`] (serde_json's own token for a raw value) is that value's JSON text
+    /// parsed, and must be the object's only member, as serde_json does; every other name is a
+    /// member's. Nesting is at most what the guard writes (256), so recursion is bounded.
+    fn value(&mut self) -> Result<Value> {
+        Ok(match self.tag()? {
+            NULL => Value::Null,
+            FALSE => Value::Bool(false),
+            TRUE => Value::Bool(true),
+            tag @ (NUMBER | UINT | INT) => match self.number(tag)? {
+                Number::U64(n) => Value::from(n),
+                Number::I64(n) => Value::from(n),
+                // Finite (`number` refuses the rest), so never `null`.
+                Number::F64(n) => Value::from(n),
+            },
+            TEXT => Value::String(self.text()?.to_owned()),
+            ARRAY => {
+                let count = self.count()?;
+                let mut items = Vec::new();
+                for _ in 0..count {
+                    items.push(self.value()?);
+                }
+                Value::Array(items)
+            }
+            OBJECT => {
+                let count = self.count()?;
+                let mut members = serde_json::Map::new();
+                for i in 0..count {
+                    if self.tag()? != TEXT {
+                        return Err(Malformed);
+                    }
+                    let name = self.text()?;
+                    if i == 0 && name == RAW_VALUE {
+                        if count != 1 || self.tag()? != TEXT {
+                            return Err(Malformed);
+                        }
+                        return serde_json::from_str(self.text()?).map_err(|_| Malformed);
+                    }
+                    let value = self.value()?;
+                    members.insert(name.to_owned(), value);
+                }
+                Value::Object(members)
+            }
+            _ => return Err(Malformed),
+        })
     }
 
     /// Past the next value, however deep (a count of values still to pass, no recursion).
