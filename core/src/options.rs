@@ -186,7 +186,7 @@ impl Options {
     /// ```
     pub fn from_json(value: &serde_json::Value) -> Result<Options, AcpFsError> {
         let mut o = Options::default();
-        settings::members(value, "options", "struct Options", |name, v| {
+        settings::members(value, "options", "struct Options", &mut |name, v| {
             match name {
                 "pastEnd" => {
                     o.past_end = match variant(v, &["error", "empty"])? {
@@ -300,7 +300,7 @@ impl SessionOptions {
     /// ```
     pub fn from_json(value: &serde_json::Value) -> Result<SessionOptions, AcpFsError> {
         let mut session = SessionOptions::default();
-        settings::members(value, "session", "struct SessionOptions", |name, v| {
+        settings::members(value, "session", "struct SessionOptions", &mut |name, v| {
             match name {
                 // One variant: `variant` refuses every other name.
                 "agent" => session.agent = optional(v, |v| variant(v, &["gemini-cli"]).map(|_| KnownAgent::GeminiCli))?,
