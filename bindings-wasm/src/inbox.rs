@@ -541,3 +541,93 @@ impl<'de> de::VariantAccess<'de> for &mut Reader<'de> {
         self.deserialize_struct("", &[], visitor)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The layout the guard writes for `value` (every number a JS number: an `f64`).
+    fn layout(value: &Value, out: &mut Vec<u8>) {
+        match value {
+            Value::Null => out.push(NULL),
+            Value::Bool(b) => out.push(if *b { TRUE } else { FALSE }),
+            Value::Number(n) => {
+                out.push(NUMBER);
+                out.extend_from_slice(&n.as_f64().unwrap().to_le_bytes());
+            }
+            Value::String(s) => text(s, out),
+            Value::Array(items) => {
+                out.push(ARRAY);
+                out.extend_from_slice(&(items.len() as u32).to_le_bytes());
+                items.iter().for_each(|item| layout(item, out));
+            }
+            Value::Object(members) => {
+                out.push(OBJECT);
+                out.extend_from_slice(&(members.len() as u32).to_le_bytes());
+                for (name, value) in members {
+                    text(name, out);
+                    layout(value, out);
+                }
+            }
+        }
+    }
+
+    fn text(s: &str, out: &mut Vec<u8>) {
+        out.push(TEXT);
+        out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+        out.extend_from_slice(s.as_bytes());
+    }
+
+    /// What `read` makes of all of `layout`, or none.
+    fn whole<'de, T>(layout: &'de [u8], read: impl FnOnce(&mut Reader<'de>) -> Result<T>) -> Option<T> {
+        let mut reader = Reader { layout, at: 0 };
+        let value = read(&mut reader).ok()?;
+        (reader.at == layout.len()).then_some(value)
+    }
+
+    /// What serde_json's `Value` visitor made of the layout through this module's
+    /// `Deserializer`, as `args` and `request` read it before [`Reader::value`].
+    fn visited(reader: &mut Reader<'_>) -> Result<Value> {
+        Value::deserialize(reader)
+    }
+
+    #[test]
+    fn values_are_what_serde_json_makes_of_them() {
+        let raw = json!({RAW_VALUE: "[1, {\"a\": 2.5}]"});
+        let cases = [
+            json!(null),
+            json!([true, false, 0, -1, 2.5, 1e21, 18_446_744_073_709_549_568u64, "", "é"]),
+            json!({"b": {"c": [[], {}]}, "a": null}),
+            raw.clone(),
+            json!({RAW_VALUE: "[1,"}),
+            json!({RAW_VALUE: 1}),
+            json!({RAW_VALUE: "1", "b": 2}),
+            json!({"b": 2, RAW_VALUE: "1"}),
+            json!([raw]),
+        ];
+        for case in cases {
+            let mut bytes = Vec::new();
+            layout(&case, &mut bytes);
+            let read = whole(&bytes, Reader::value);
+            assert_eq!(read, whole(&bytes, visited), "{case}");
+            assert_eq!(read, serde_json::from_value::<Value>(case.clone()).ok(), "{case}");
+        }
+        // serde_json's token reads as the raw value's JSON.
+        let mut bytes = Vec::new();
+        layout(&raw, &mut bytes);
+        assert_eq!(whole(&bytes, Reader::value), Some(json!([1, {"a": 2.5}])));
+        // Keys are names; anything else is refused.
+        let mut bytes = vec![OBJECT, 1, 0, 0, 0, NULL, NULL];
+        for key in [NULL, LONE, DEEP, NOT_JSON] {
+            bytes[5] = key;
+            assert_eq!(whole(&bytes, Reader::value), None);
+            assert_eq!(whole(&bytes, visited), None);
+        }
+        // Nor is a value with no JSON form.
+        for tag in [LONE, DEEP, NOT_JSON] {
+            assert_eq!(whole(&[ARRAY, 1, 0, 0, 0, tag], Reader::value), None);
+            assert_eq!(whole(&[ARRAY, 1, 0, 0, 0, tag], visited), None);
+        }
+    }
+}
