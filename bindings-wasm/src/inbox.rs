@@ -57,6 +57,10 @@ pub const UINT: u8 = 14;
 /// A negative `bigint` that fits an `i64`.
 pub const INT: u8 = 15;
 
+/// The name serde_json's `Value` visitor takes for a raw value's JSON text (its
+/// `raw_value` feature, which the core turns on).
+const RAW_VALUE: &str = "$serde_json::private::RawValue";
+
 /// The layout is not a value of the form asked for. Why is not kept: the core reports every
 /// answer a binding could not convert with one text, whatever the binding's reason.
 #[derive(Debug)]
@@ -134,7 +138,7 @@ pub fn request<T>(len: u32, start: impl FnOnce(&str, Params) -> T) -> Result<T> 
         let method = reader.text()?;
         let params = match reader.flat() {
             Some(params) => Params::Flat(params),
-            None => Params::Json(Value::deserialize(&mut reader)?),
+            None => Params::Json(reader.value()?),
         };
         if reader.at == layout.len() {
             Ok(start(method, params))
@@ -158,7 +162,7 @@ pub fn args(len: u32, fields: &[&'static str]) -> std::result::Result<Vec<Value>
         }
         let mut values = Vec::with_capacity(fields.len());
         for field in fields {
-            values.push(Value::deserialize(&mut reader).map_err(|Malformed| *field)?);
+            values.push(reader.value().map_err(|Malformed| *field)?);
         }
         if reader.at == layout.len() {
             Ok(values)
@@ -252,6 +256,55 @@ impl<'de> Reader<'de> {
             params.push(name, value);
         }
         Ok(params)
+    }
+
+    /// The next value as the JSON value serde_json's `Value` visitor makes of it when this
+    /// module's `Deserializer` drives it (as before, with the same answers), without serde: that
+    /// visitor's copy for this reader was 6 KB of the fs/* module. An object's first member
+    /// named [`RAW_VALUE`] (serde_json's own token for a raw value) is that value's JSON text
+    /// parsed, and must be the object's only member, as serde_json does; every other name is a
+    /// member's. Nesting is at most what the guard writes (256), so recursion is bounded.
+    fn value(&mut self) -> Result<Value> {
+        Ok(match self.tag()? {
+            NULL => Value::Null,
+            FALSE => Value::Bool(false),
+            TRUE => Value::Bool(true),
+            tag @ (NUMBER | UINT | INT) => match self.number(tag)? {
+                Number::U64(n) => Value::from(n),
+                Number::I64(n) => Value::from(n),
+                // Finite (`number` refuses the rest), so never `null`.
+                Number::F64(n) => Value::from(n),
+            },
+            TEXT => Value::String(self.text()?.to_owned()),
+            ARRAY => {
+                let count = self.count()?;
+                let mut items = Vec::new();
+                for _ in 0..count {
+                    items.push(self.value()?);
+                }
+                Value::Array(items)
+            }
+            OBJECT => {
+                let count = self.count()?;
+                let mut members = serde_json::Map::new();
+                for i in 0..count {
+                    if self.tag()? != TEXT {
+                        return Err(Malformed);
+                    }
+                    let name = self.text()?;
+                    if i == 0 && name == RAW_VALUE {
+                        if count != 1 || self.tag()? != TEXT {
+                            return Err(Malformed);
+                        }
+                        return serde_json::from_str(self.text()?).map_err(|_| Malformed);
+                    }
+                    let value = self.value()?;
+                    members.insert(name.to_owned(), value);
+                }
+                Value::Object(members)
+            }
+            _ => return Err(Malformed),
+        })
     }
 
     /// Past the next value, however deep (a count of values still to pass, no recursion).
@@ -486,5 +539,95 @@ impl<'de> de::VariantAccess<'de> for &mut Reader<'de> {
 
     fn struct_variant<V: Visitor<'de>>(self, _: &'static [&'static str], visitor: V) -> Result<V::Value> {
         self.deserialize_struct("", &[], visitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The layout the guard writes for `value` (every number a JS number: an `f64`).
+    fn layout(value: &Value, out: &mut Vec<u8>) {
+        match value {
+            Value::Null => out.push(NULL),
+            Value::Bool(b) => out.push(if *b { TRUE } else { FALSE }),
+            Value::Number(n) => {
+                out.push(NUMBER);
+                out.extend_from_slice(&n.as_f64().unwrap().to_le_bytes());
+            }
+            Value::String(s) => text(s, out),
+            Value::Array(items) => {
+                out.push(ARRAY);
+                out.extend_from_slice(&(items.len() as u32).to_le_bytes());
+                items.iter().for_each(|item| layout(item, out));
+            }
+            Value::Object(members) => {
+                out.push(OBJECT);
+                out.extend_from_slice(&(members.len() as u32).to_le_bytes());
+                for (name, value) in members {
+                    text(name, out);
+                    layout(value, out);
+                }
+            }
+        }
+    }
+
+    fn text(s: &str, out: &mut Vec<u8>) {
+        out.push(TEXT);
+        out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+        out.extend_from_slice(s.as_bytes());
+    }
+
+    /// What `read` makes of all of `layout`, or none.
+    fn whole<'de, T>(layout: &'de [u8], read: impl FnOnce(&mut Reader<'de>) -> Result<T>) -> Option<T> {
+        let mut reader = Reader { layout, at: 0 };
+        let value = read(&mut reader).ok()?;
+        (reader.at == layout.len()).then_some(value)
+    }
+
+    /// What serde_json's `Value` visitor made of the layout through this module's
+    /// `Deserializer`, as `args` and `request` read it before [`Reader::value`].
+    fn visited(reader: &mut Reader<'_>) -> Result<Value> {
+        Value::deserialize(reader)
+    }
+
+    #[test]
+    fn values_are_what_serde_json_makes_of_them() {
+        let raw = json!({RAW_VALUE: "[1, {\"a\": 2.5}]"});
+        let cases = [
+            json!(null),
+            json!([true, false, 0, -1, 2.5, 1e21, 18_446_744_073_709_549_568u64, "", "é"]),
+            json!({"b": {"c": [[], {}]}, "a": null}),
+            raw.clone(),
+            json!({RAW_VALUE: "[1,"}),
+            json!({RAW_VALUE: 1}),
+            json!({RAW_VALUE: "1", "b": 2}),
+            json!({"b": 2, RAW_VALUE: "1"}),
+            json!([raw]),
+        ];
+        for case in cases {
+            let mut bytes = Vec::new();
+            layout(&case, &mut bytes);
+            let read = whole(&bytes, Reader::value);
+            assert_eq!(read, whole(&bytes, visited), "{case}");
+            assert_eq!(read, serde_json::from_value::<Value>(case.clone()).ok(), "{case}");
+        }
+        // serde_json's token reads as the raw value's JSON.
+        let mut bytes = Vec::new();
+        layout(&raw, &mut bytes);
+        assert_eq!(whole(&bytes, Reader::value), Some(json!([1, {"a": 2.5}])));
+        // Keys are names; anything else is refused.
+        let mut bytes = vec![OBJECT, 1, 0, 0, 0, NULL, NULL];
+        for key in [NULL, LONE, DEEP, NOT_JSON] {
+            bytes[5] = key;
+            assert_eq!(whole(&bytes, Reader::value), None);
+            assert_eq!(whole(&bytes, visited), None);
+        }
+        // Nor is a value with no JSON form.
+        for tag in [LONE, DEEP, NOT_JSON] {
+            assert_eq!(whole(&[ARRAY, 1, 0, 0, 0, tag], Reader::value), None);
+            assert_eq!(whole(&[ARRAY, 1, 0, 0, 0, tag], visited), None);
+        }
     }
 }

@@ -342,10 +342,18 @@ impl<T> Future for Asked<'_, T> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = &mut *self;
-        let answer = std::task::ready!(Pin::new(&mut this.ask).poll(cx));
-        Poll::Ready(match answer {
-            Answer::Err(e) if this.storage => Err(e),
-            answer => (this.fit)(answer, this.limit).map_err(|other| unexpected(this.what, &other)),
-        })
+        let answer = std::task::ready!(answer(&mut this.ask, this.storage, cx));
+        Poll::Ready(
+            answer.and_then(|answer| (this.fit)(answer, this.limit).map_err(|other| unexpected(this.what, &other))),
+        )
     }
+}
+
+/// The answer to `ask` once the driver gave it, a storage's error (`storage`) taken as its own:
+/// [`Asked::poll`]'s part that is the same for every answer's type, compiled once.
+fn answer(ask: &mut Ask<'_>, storage: bool, cx: &mut Context<'_>) -> Poll<Result<Answer, StorageError>> {
+    Pin::new(ask).poll(cx).map(|answer| match answer {
+        Answer::Err(e) if storage => Err(e),
+        answer => Ok(answer),
+    })
 }

@@ -186,12 +186,20 @@ impl Options {
     /// ```
     pub fn from_json(value: &serde_json::Value) -> Result<Options, AcpFsError> {
         let mut o = Options::default();
-        settings::members(value, "options", "struct Options", |name, v| {
+        settings::members(value, "options", "struct Options", &mut |name, v| {
             match name {
-                "pastEnd" => o.past_end = [PastEnd::Error, PastEnd::Empty][variant(v, &["error", "empty"])?],
+                "pastEnd" => {
+                    o.past_end = match variant(v, &["error", "empty"])? {
+                        0 => PastEnd::Error,
+                        _ => PastEnd::Empty,
+                    }
+                }
                 "lenientParams" => o.lenient_params = boolean(v)?,
                 "lineEndings" => {
-                    o.line_endings = [LineEndings::Preserve, LineEndings::AsIs][variant(v, &["preserve", "asIs"])?]
+                    o.line_endings = match variant(v, &["preserve", "asIs"])? {
+                        0 => LineEndings::Preserve,
+                        _ => LineEndings::AsIs,
+                    }
                 }
                 "createParents" => o.create_parents = boolean(v)?,
                 "deny" => o.deny = deny_rules(v)?,
@@ -205,8 +213,11 @@ impl Options {
                 "refuseHardlinks" => o.refuse_hardlinks = boolean(v)?,
                 "lineIndexBytes" => o.line_index_bytes = byte_count(v)?,
                 "onConflict" => {
-                    const ON_CONFLICT: [OnConflict; 3] = [OnConflict::Merge, OnConflict::Reject, OnConflict::Overwrite];
-                    o.on_conflict = ON_CONFLICT[variant(v, &["merge", "reject", "overwrite"])?];
+                    o.on_conflict = match variant(v, &["merge", "reject", "overwrite"])? {
+                        0 => OnConflict::Merge,
+                        1 => OnConflict::Reject,
+                        _ => OnConflict::Overwrite,
+                    }
                 }
                 "ledgerFileBytes" => o.ledger_file_bytes = byte_count(v)?,
                 "ledgerSessionBytes" => o.ledger_session_bytes = byte_count(v)?,
@@ -289,9 +300,10 @@ impl SessionOptions {
     /// ```
     pub fn from_json(value: &serde_json::Value) -> Result<SessionOptions, AcpFsError> {
         let mut session = SessionOptions::default();
-        settings::members(value, "session", "struct SessionOptions", |name, v| {
+        settings::members(value, "session", "struct SessionOptions", &mut |name, v| {
             match name {
-                "agent" => session.agent = optional(v, |v| Ok([KnownAgent::GeminiCli][variant(v, &["gemini-cli"])?]))?,
+                // One variant: `variant` refuses every other name.
+                "agent" => session.agent = optional(v, |v| variant(v, &["gemini-cli"]).map(|_| KnownAgent::GeminiCli))?,
                 _ => return Err(settings::unknown(name, &["agent"])),
             }
             Ok(())

@@ -39,7 +39,8 @@ pub(crate) fn members(
     value: &Value,
     whole: &str,
     type_name: &str,
-    mut member: impl FnMut(&str, &Value) -> Result<(), Error>,
+    // A `dyn`: one copy of this loop for both settings objects, not one each.
+    member: &mut dyn FnMut(&str, &Value) -> Result<(), Error>,
 ) -> Result<(), AcpFsError> {
     let object = match value {
         Value::Null => return Ok(()),
