@@ -54,7 +54,7 @@ module() { # out-dir cargo-profile [cargo args...]
 # eager than at opt-level 3 (threshold 100 for its 250; docs/toolchain.md#the-inliner-of-the-fs-module),
 # and a standard library of its own in which a panic traps at once, with no message to format
 # (docs/toolchain.md#the-fs-modules-own-standard-library: RUSTC_BOOTSTRAP lets this stable
-# rustc take the two unstable flags, and only for this build). The full one is built with
+# rustc take its unstable flags, and only for this build). The full one is built with
 # `release`. --config joins .cargo/config.toml's flags (+simd128), it does not replace them.
 RUSTC_BOOTSTRAP=1 module pkg wasm-fs -Zbuild-std=std,panic_abort -Zbuild-std-features=optimize_for_size --config \
   'target.wasm32-unknown-unknown.rustflags=["-C", "llvm-args=-inline-threshold=100", "-Z", "unstable-options", "-C", "panic=immediate-abort"]'
