@@ -8,8 +8,10 @@
 //! Storages that report no change time get no entry. The whole index
 //! is bounded by `lineIndexBytes`; the least recently used entries go first.
 
+use crate::recency::Recency;
 use crate::storage::Metadata;
 use crate::window::Checkpoint;
+use std::collections::hash_map::Entry::{Occupied, Vacant};
 use std::collections::HashMap;
 
 /// Bytes an entry costs besides its path and checkpoints (map slot, vector header, identity).
@@ -61,7 +63,8 @@ struct Entry {
     checkpoints: Vec<Checkpoint>,
     /// UTF-8 BOM length of this version (0 or 3): row 1 starts there.
     bom: u64,
-    last_use: u64,
+    /// Its place in the index's order of use.
+    place: u32,
 }
 
 impl Entry {
@@ -73,8 +76,8 @@ impl Entry {
 #[derive(Debug, Default)]
 pub(crate) struct LineIndex {
     entries: HashMap<String, Entry>,
+    order: Recency,
     bytes: u64,
-    clock: u64,
 }
 
 impl LineIndex {
@@ -91,9 +94,8 @@ impl LineIndex {
             self.forget(key);
             return None;
         }
-        self.clock += 1;
         let entry = self.entries.get_mut(key)?;
-        entry.last_use = self.clock;
+        self.order.touch(entry.place);
         let cps = &entry.checkpoints;
         let i = cps.partition_point(|c| c.line <= line);
         if i == 0 {
@@ -114,19 +116,21 @@ impl LineIndex {
         if marks.is_empty() || bound == 0 {
             return;
         }
-        self.clock += 1;
-        let clock = self.clock;
         if self.entries.get(key).is_some_and(|e| e.identity != identity || e.bom != bom) {
             self.forget(key);
         }
-        let entry = self.entries.entry(key.to_owned()).or_insert_with(|| Entry {
-            identity,
-            checkpoints: Vec::new(),
-            bom,
-            last_use: clock,
-        });
+        let order = &mut self.order;
+        let entry = match self.entries.entry(key.to_owned()) {
+            Occupied(slot) => {
+                order.touch(slot.get().place);
+                slot.into_mut()
+            }
+            Vacant(slot) => {
+                let place = order.push(key.to_owned());
+                slot.insert(Entry { identity, checkpoints: Vec::new(), bom, place })
+            }
+        };
         let before = if entry.checkpoints.is_empty() { 0 } else { entry.cost(key) };
-        entry.last_use = clock;
         merge(&mut entry.checkpoints, &marks);
         let after = entry.cost(key);
         self.bytes = self.bytes - before + after;
@@ -136,6 +140,7 @@ impl LineIndex {
     /// Drops what is known about the file at `key` (a write landed there).
     pub fn forget(&mut self, key: &str) {
         if let Some(e) = self.entries.remove(key) {
+            self.order.remove(e.place);
             self.bytes -= e.cost(key);
         }
     }
@@ -143,14 +148,9 @@ impl LineIndex {
     /// Evicts least recently used entries until the index fits `bound`; the entry just
     /// recorded (`keep`) goes last, thinned to every other checkpoint before it is dropped.
     fn shrink(&mut self, keep: &str, bound: u64) {
+        // `keep` was just used, so it is the least recent only once it is the only entry.
         while self.bytes > bound {
-            let oldest = self
-                .entries
-                .iter()
-                .filter(|(k, _)| k.as_str() != keep)
-                .min_by_key(|(_, e)| e.last_use)
-                .map(|(k, _)| k.clone());
-            match oldest {
+            match self.order.oldest().filter(|&k| k != keep).map(str::to_owned) {
                 Some(k) => self.forget(&k),
                 None => break,
             }

@@ -1,12 +1,14 @@
-//! The order in which a ledger's files were last used, least recent first: a doubly linked list
-//! threaded through a vector. Moving a file to the recent end, taking the least recent or
-//! dropping one is a few index writes, with no allocation once the vector has grown; the
-//! `BTreeMap` keyed by a clock this replaces allocated on every move and was 6 KB of the fs/*
-//! wasm module.
+//! The order in which the entries of a bounded map (the read ledger, the line index) were last
+//! used, least recent first: a doubly linked list threaded through a vector. Moving an entry to
+//! the recent end, taking the least recent or dropping one is a few index writes, with no
+//! allocation once the vector has grown and no scan of the map: the ledger's `BTreeMap` keyed by
+//! a clock allocated on every move and was 6 KB of the fs/* wasm module, and the line index
+//! looked for its oldest entry through all of them.
 
 /// No place: the end of the list, or an empty list.
 const NONE: u32 = u32::MAX;
 
+#[derive(Debug)]
 struct Link {
     key: String,
     older: u32,
@@ -14,6 +16,7 @@ struct Link {
 }
 
 /// Keys in order of use; each has a place (`u32`) that stays its own until it is removed.
+#[derive(Debug)]
 pub(crate) struct Recency {
     links: Vec<Link>,
     /// Places of removed keys, given to the next keys pushed.
@@ -59,6 +62,11 @@ impl Recency {
         self.detach(at);
         self.free.push(at);
         std::mem::take(&mut self.links[at as usize].key)
+    }
+
+    /// The least recent key, `None` when there are none.
+    pub fn oldest(&self) -> Option<&str> {
+        (self.oldest != NONE).then(|| self.links[self.oldest as usize].key.as_str())
     }
 
     /// Removes the least recent key; the key, `None` when there are none.
@@ -161,6 +169,7 @@ mod tests {
                         prop_assert_eq!(recency.remove(at), key);
                     }
                     Op::PopOldest => {
+                        prop_assert_eq!(recency.oldest(), model.first().map(|(k, _)| k.as_str()));
                         let expected = (!model.is_empty()).then(|| model.remove(0).0);
                         prop_assert_eq!(recency.pop_oldest(), expected);
                     }
