@@ -184,6 +184,12 @@ pub(crate) struct Echo {
 }
 
 impl Echo {
+    /// An MCP tool's echo: its session and the path it works on, when that is text.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))] // the MCP tools' alone
+    pub fn named(session_id: &str, path: Option<&str>) -> Echo {
+        Echo { session_id: Some(session_id.to_owned()), path: path.map(str::to_owned), ..Echo::default() }
+    }
+
     pub fn of(params: &Params) -> Echo {
         let Params(Some(members)) = params else { return Echo::default() };
         let Members { values: [session_id, path, line, limit, ..], traceparent } = &**members;

@@ -173,7 +173,7 @@ fn changed(result: Value, change: Option<crate::ChangeRecord>) -> Done {
 
 /// The audit event names the session and the (resolved) path the tool works on.
 fn echo(call: &Call, path: &str) -> Echo {
-    Echo { session_id: Some(call.session_id.to_owned()), path: Some(path.to_owned()), ..Echo::default() }
+    Echo::named(call.session_id, Some(path))
 }
 
 /// `edits`: at least one `{oldText, newText}`, every member named by its index when it is wrong.

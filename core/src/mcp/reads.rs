@@ -9,6 +9,7 @@ use super::{output, start};
 use crate::agent;
 use crate::error::AcpFsError;
 use crate::operation::Operation;
+use crate::params::{FlatParams, Scalar};
 use crate::path::AbsPath;
 use crate::protocol::{self, Response};
 use crate::read;
@@ -157,8 +158,12 @@ fn start_multiple(call: &Call) -> Result<Operation, AcpFsError> {
             }
             let read = match path {
                 Ok(path) => {
-                    let params = (&json!({"sessionId": session_id, "path": path.as_str()})).into();
-                    read::run(shared.clone(), params, io.clone(), read::Asker::Mcp).await.map(|done| done.response)
+                    let mut params = FlatParams::default();
+                    params.push("sessionId", Scalar::Text(session_id.clone()));
+                    params.push("path", Scalar::Text(path.as_str().to_owned()));
+                    read::run(shared.clone(), params.into(), io.clone(), read::Asker::Mcp)
+                        .await
+                        .map(|done| done.response)
                 }
                 Err(e) => Err(e),
             };

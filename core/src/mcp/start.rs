@@ -7,7 +7,6 @@ use crate::error::AcpFsError;
 use crate::operation::{Done, Operation};
 use crate::params::Echo;
 use crate::state::Shared;
-use serde_json::json;
 use std::future::Future;
 use std::sync::Arc;
 
@@ -21,7 +20,7 @@ pub(crate) fn operation<F>(
 where
     F: Future<Output = Result<Done, AcpFsError>> + Send + 'static,
 {
-    let echo = Echo::of(&(&json!({"sessionId": call.session_id, "path": call.args.get("path")})).into());
+    let echo = Echo::named(call.session_id, call.args.get("path").and_then(serde_json::Value::as_str));
     let shared = call.shared();
     Ok(Operation::new(kind, echo, move |channel| Box::pin(logic(shared, channel))))
 }
