@@ -2,7 +2,9 @@
 
 use crate::engine::AcpFs;
 use crate::error::AcpFsError;
+use crate::json_text::{self, has_lone_surrogate, RawMembers, LONE};
 use crate::operation::{Operation, Outcome};
+use crate::params::Params;
 use crate::protocol::{READ_TEXT_FILE, WRITE_TEXT_FILE};
 use crate::storage::{Host, Storage};
 use serde::de::{MapAccess, Visitor};
@@ -216,8 +218,11 @@ impl AcpFs {
             Err(reply) => return Dispatch::Reply(reply),
         };
         if msg.method == "$/cancel_request" {
-            return match msg.params().ok().flatten().as_ref().and_then(|p| p.get("requestId")) {
-                Some(id) => Dispatch::Cancel(json_text(id)),
+            // As sent: the id of the request it names is kept as sent too, and the driver reads
+            // both as JSON before it compares them.
+            let members = msg.params.map(checked_members).and_then(Result::ok).flatten().unwrap_or_default();
+            return match members.into_iter().rev().find(|(name, _)| name == "requestId") {
+                Some((_, id)) => Dispatch::Cancel(id.get().to_owned()),
                 None => Dispatch::NotMine,
             };
         }
@@ -232,8 +237,8 @@ impl AcpFs {
             Ok(None) => return Dispatch::NotMine,
             Err(reply) => return Dispatch::Reply(reply),
         };
-        let operation = match msg.params() {
-            Ok(params) => self.request(method, params.unwrap_or(Value::Null)),
+        let operation = match msg.params.map_or(Ok(None), checked_members) {
+            Ok(members) => self.start(method, Params::of_text(members)),
             Err(e) => self.refused(method, e),
         };
         let Some(operation) = operation else { return Dispatch::NotMine };
@@ -320,8 +325,8 @@ pub(crate) fn parse(message: &str) -> Result<Option<Message<'_>>, String> {
         return Err(respond("null", Err(AcpFsError::parse_error("the id is not a valid JSON string"))));
     }
     let Some(method) = members.method else { return Ok(None) };
-    match serde_json::from_str::<Value>(method.get()) {
-        Ok(Value::String(name)) => Ok(Some(Message {
+    match serde_json::from_str::<String>(method.get()) {
+        Ok(name) => Ok(Some(Message {
             jsonrpc: members.jsonrpc,
             id: members.id,
             method: name,
@@ -334,7 +339,6 @@ pub(crate) fn parse(message: &str) -> Result<Option<Message<'_>>, String> {
 }
 
 const LONE_IN_MESSAGE: &str = "the message is not valid Unicode (a string escape with a lone surrogate)";
-const LONE: &str = "is not valid Unicode (a string escape with a lone surrogate)";
 
 fn valid_id(raw: &str) -> bool {
     matches!(raw.as_bytes().first(), Some(b'"' | b'-' | b'0'..=b'9')) || raw == "null"
@@ -357,163 +361,56 @@ impl<'a> Message<'a> {
         Ok(Some(id))
     }
 
-    /// The params, decoded; `Err` is the `-32602` for a lone surrogate, naming the params
-    /// member it is in (`params` itself when params is not an object).
+    /// The params as a `Value` (see [`decode_params`]).
+    #[cfg(feature = "mcp")]
     pub(crate) fn params(&self) -> Result<Option<Value>, AcpFsError> {
         self.params.map(decode_params).transpose()
     }
 }
 
-/// Params as a `Value`, for the field checks to judge. Only what a `Value` cannot hold is
-/// handled here, and only when the plain decoding failed (it costs a second pass):
-/// - a string escape with a lone surrogate is refused, naming the top-level member it is in
-///   (checked before the fields in order, as the JS API does): replacing it would write or
-///   read something other than what was sent;
-/// - a number beyond f64's range (`1e400`, 400 digits) is read as the largest finite number of
-///   its sign, which every field refuses exactly as it refuses any too-large number, so it gets
-///   the same error (or, lenient, the same leniency) instead of a parse error without the id;
-/// - nesting deeper than serde's limit is refused naming the member.
-pub(crate) fn decode_params(raw: &RawValue) -> Result<Value, AcpFsError> {
-    if let Ok(value) = serde_json::from_str(raw.get()) {
-        return Ok(value);
-    }
+/// The members of params as raw text, each after the checks every member gets whether it is
+/// read or not; `None` when params is not an object. `Err` is the `-32602` naming the
+/// top-level member at fault (`params` itself when params is not an object), the first in
+/// order (semantics.md §8.1):
+/// - a string escape with a lone surrogate is refused: replacing it would write or read
+///   something other than what was sent;
+/// - nesting deeper than serde_json's limit is refused;
+/// - a number beyond f64's range is no fault here: each field judges it as the too-large
+///   number it is ([`json_text::number`]), and anywhere else it is not read.
+pub(crate) fn checked_members(raw: &RawValue) -> Result<Option<Vec<(String, &RawValue)>>, AcpFsError> {
     let text = raw.get();
     if !text.starts_with('{') {
-        return member(text).map_err(|why| AcpFsError::invalid_params("params", why));
+        return json_text::check_member(text).map(|()| None).map_err(|why| AcpFsError::invalid_params("params", why));
     }
-    let members: Vec<(&RawValue, &RawValue)> = serde_json::from_str::<RawMembers>(text)
+    let members = serde_json::from_str::<RawMembers>(text)
         .map_err(|e| AcpFsError::invalid_params("params", format!("is not valid JSON: {e}")))?
         .0;
-    let mut object = serde_json::Map::new();
+    let mut checked = Vec::with_capacity(members.len());
     for (key, value) in members {
-        let Ok(name) = serde_json::from_str::<String>(key.get()) else {
-            return Err(AcpFsError::invalid_params(&repaired(key.get()), LONE));
+        let Some(name) = json_text::name(key) else {
+            return Err(AcpFsError::invalid_params(&json_text::repaired(key.get()), LONE));
         };
-        let value = member(value.get()).map_err(|why| AcpFsError::invalid_params(&name, why))?;
-        object.insert(name, value);
+        json_text::check_member(value.get()).map_err(|why| AcpFsError::invalid_params(&name, why))?;
+        checked.push((name, value));
+    }
+    Ok(Some(checked))
+}
+
+/// Params as a `Value` (the MCP tools read them so), from [`checked_members`]: a number beyond
+/// f64's range, which a `Value` cannot hold, becomes the largest finite number of its sign.
+#[cfg(feature = "mcp")]
+pub(crate) fn decode_params(raw: &RawValue) -> Result<Value, AcpFsError> {
+    let value = |text: &str| serde_json::from_str::<Value>(&json_text::saturated(text));
+    let Some(members) = checked_members(raw)? else {
+        return value(raw.get()).map_err(|e| AcpFsError::invalid_params("params", format!("is not valid JSON: {e}")));
+    };
+    let mut object = serde_json::Map::new();
+    for (name, text) in members {
+        let member =
+            value(text.get()).map_err(|e| AcpFsError::invalid_params(&name, format!("is not valid JSON: {e}")))?;
+        object.insert(name, member);
     }
     Ok(Value::Object(object))
-}
-
-/// One member's value (see [`decode_params`]); `Err` is the reason.
-fn member(raw: &str) -> Result<Value, String> {
-    if has_lone_surrogate(raw) {
-        return Err(LONE.to_owned());
-    }
-    serde_json::from_str(&saturated(raw)).map_err(|e| {
-        if e.to_string().starts_with("recursion limit exceeded") {
-            "is nested deeper than 128 levels".to_owned()
-        } else {
-            format!("is not valid JSON: {e}")
-        }
-    })
-}
-
-/// An object's members in order, as raw text.
-struct RawMembers<'a>(Vec<(&'a RawValue, &'a RawValue)>);
-
-impl<'de> Deserialize<'de> for RawMembers<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = RawMembers<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawMembers<'de>, A::Error> {
-                let mut out = Vec::new();
-                while let Some(entry) = map.next_entry()? {
-                    out.push(entry);
-                }
-                Ok(RawMembers(out))
-            }
-        }
-        d.deserialize_map(V)
-    }
-}
-
-/// The `\uXXXX` escapes in `raw` (valid JSON text) that are lone surrogates, by byte range. In
-/// valid JSON a backslash only occurs inside a string and always starts an escape.
-fn lone_surrogates(raw: &str) -> Vec<std::ops::Range<usize>> {
-    let bytes = raw.as_bytes();
-    let unit = |at: usize| raw.get(at + 2..at + 6).and_then(|h| u16::from_str_radix(h, 16).ok());
-    let mut lone = Vec::new();
-    // A high surrogate escape waiting for its low half, which must follow at once.
-    let mut high: Option<usize> = None;
-    let mut from = 0;
-    while let Some(off) = memchr::memchr(b'\\', &bytes[from..]) {
-        let at = from + off;
-        let escape = if bytes.get(at + 1) == Some(&b'u') { unit(at) } else { None };
-        from = at + if escape.is_some() { 6 } else { 2 };
-        match escape {
-            Some(0xD800..=0xDBFF) => lone.extend(high.replace(at).map(|h| h..h + 6)),
-            Some(0xDC00..=0xDFFF) => match high.take() {
-                Some(h) if h + 6 == at => {}
-                Some(h) => lone.extend([h..h + 6, at..at + 6]),
-                None => lone.push(at..at + 6),
-            },
-            _ => lone.extend(high.take().map(|h| h..h + 6)),
-        }
-    }
-    lone.extend(high.map(|h| h..h + 6));
-    lone
-}
-
-fn has_lone_surrogate(raw: &str) -> bool {
-    memchr::memchr(b'\\', raw.as_bytes()).is_some() && !lone_surrogates(raw).is_empty()
-}
-
-/// A JSON string with lone surrogates shown as U+FFFD, to name a member whose name has one.
-fn repaired(raw: &str) -> String {
-    let mut text = String::with_capacity(raw.len());
-    let mut from = 0;
-    for range in lone_surrogates(raw) {
-        text.push_str(&raw[from..range.start]);
-        text.push_str("\\ufffd");
-        from = range.end;
-    }
-    text.push_str(&raw[from..]);
-    serde_json::from_str(&text).unwrap_or_default()
-}
-
-/// `raw` (valid JSON text) with every number serde cannot hold replaced by `±1e308`.
-fn saturated(raw: &str) -> std::borrow::Cow<'_, str> {
-    let bytes = raw.as_bytes();
-    let mut out = String::new();
-    let (mut copied, mut i) = (0, 0);
-    while i < bytes.len() {
-        match bytes[i] {
-            b'"' => {
-                // Skip the string: up to the first quote that is not escaped.
-                i += 1;
-                while let Some(off) = memchr::memchr2(b'"', b'\\', &bytes[i..]) {
-                    i += off + 1;
-                    if bytes[i - 1] == b'"' {
-                        break;
-                    }
-                    i += 1;
-                }
-            }
-            b'-' | b'0'..=b'9' => {
-                let end = bytes[i..]
-                    .iter()
-                    .position(|b| !matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
-                    .map_or(bytes.len(), |n| i + n);
-                if serde_json::from_str::<Value>(&raw[i..end]).is_err() {
-                    out.push_str(&raw[copied..i]);
-                    out.push_str(if bytes[i] == b'-' { "-1e308" } else { "1e308" });
-                    copied = end;
-                }
-                i = end;
-            }
-            _ => i += 1,
-        }
-    }
-    if copied == 0 {
-        return raw.into();
-    }
-    out.push_str(&raw[copied..]);
-    out.into()
 }
 
 fn invalid(id: Option<&RawValue>, reason: &str) -> String {
@@ -557,24 +454,6 @@ mod tests {
                 format!("{{\"jsonrpc\":\"2.0\",\"id\":\"id\",\"result\":{}}}", serde_json::to_string(&v).unwrap())
             );
         }
-    }
-
-    #[test]
-    fn lone_surrogates_by_range() {
-        assert!(lone_surrogates(r#""\ud83d\ude00 \u00e9 \\ud800""#).is_empty(), "pairs, BMP, an escaped backslash");
-        assert_eq!(lone_surrogates(r#""\ud800x""#), vec![1..7]);
-        assert_eq!(lone_surrogates(r#""\udc00\ud800""#), vec![1..7, 7..13]);
-        assert_eq!(lone_surrogates(r#"["\ud800","\udc00"]"#), vec![2..8, 11..17]);
-        assert_eq!(repaired(r#""k\ud800""#), "k\u{FFFD}");
-    }
-
-    #[test]
-    fn saturates_only_numbers_out_of_range() {
-        assert_eq!(
-            saturated(r#"{"a":"1e400","b":[1e400,-1E+999,2,1.5e3],"c\"1e400":0}"#),
-            r#"{"a":"1e400","b":[1e308,-1e308,2,1.5e3],"c\"1e400":0}"#
-        );
-        assert!(matches!(saturated("[1,2]"), std::borrow::Cow::Borrowed(_)));
     }
 
     #[test]

@@ -101,6 +101,7 @@ pub use storage::{
 
 // Raw JSON-RPC: a message in, the fs requests answered, everything else handed back.
 mod dispatch;
+mod json_text;
 pub use dispatch::{not_served, respond, Call, Dispatch};
 
 // The host protocol the Node and wasm bindings speak (docs/binding-interface.md): public for

@@ -5,8 +5,10 @@
 //! each message is written once.
 
 use crate::error::AcpFsError;
+use crate::json_text::{self, RawMembers};
 use crate::path::AbsPath;
 use crate::text::{self, SNIFF_BYTES};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 /// Params whose members are all scalars, as a binding hands them over without building a JSON
@@ -72,6 +74,35 @@ impl From<&Value> for Params {
     }
 }
 
+impl Params {
+    /// The members of params sent as JSON text (`dispatch::checked_members`: each checked, its
+    /// value still raw text; `None` when params is no object), read as a parsed JSON value would
+    /// give them, without building one.
+    pub(crate) fn of_text(members: Option<Vec<(String, &RawValue)>>) -> Params {
+        let Some(raw) = members else { return Params(None) };
+        let mut members = Box::<Members>::default();
+        for (name, value) in raw {
+            if let Some(at) = place(&name) {
+                let text = value.get();
+                members.values[at] = Some(Member::of_text(text));
+                if at == META {
+                    members.traceparent = traceparent(text);
+                }
+            }
+        }
+        Params(Some(members))
+    }
+}
+
+/// `_meta.traceparent` when `_meta` (raw JSON text) is an object and it is a string; the last
+/// of that name, as in a parsed object.
+fn traceparent(meta: &str) -> Option<String> {
+    let members = serde_json::from_str::<RawMembers>(meta).ok()?.0;
+    let (_, value) =
+        members.into_iter().rev().find(|(name, _)| json_text::name(name).as_deref() == Some("traceparent"))?;
+    serde_json::from_str::<String>(value.get()).ok()
+}
+
 impl From<FlatParams> for Params {
     fn from(flat: FlatParams) -> Params {
         Params(Some(flat.0))
@@ -135,6 +166,21 @@ impl Member {
             Value::Number(n) => Member::Number(n.as_f64().unwrap_or(f64::NAN), n.is_u64()),
             Value::Object(_) => Member::Object,
             Value::Bool(_) | Value::Array(_) => Member::Other,
+        }
+    }
+
+    /// A member's raw JSON text (checked: no lone surrogate), as [`Member::of_json`] reads the
+    /// value serde_json would parse from it.
+    fn of_text(text: &str) -> Member {
+        match text.as_bytes().first() {
+            Some(b'n') => Member::Null,
+            Some(b'"') => serde_json::from_str(text).map_or(Member::Other, Member::Text),
+            Some(b'-' | b'0'..=b'9') => {
+                let (value, whole) = json_text::number(text);
+                Member::Number(value, whole)
+            }
+            Some(b'{') => Member::Object,
+            _ => Member::Other,
         }
     }
 

@@ -2,7 +2,7 @@
 
 use super::operation::{HostOperation, Reply};
 use super::step::HostDispatch;
-use crate::dispatch::Dispatch;
+use crate::dispatch::{checked_members, Dispatch};
 use crate::engine::AcpFs;
 use crate::error::AcpFsError;
 #[cfg(feature = "mcp")]
@@ -10,11 +10,12 @@ use crate::mcp::{McpDispatch, McpServer};
 #[cfg(feature = "mcp")]
 use crate::operation::Operation;
 use crate::options::{Options, SessionOptions};
-use crate::params::FlatParams;
+use crate::params::{FlatParams, Params};
 use crate::protocol::FileSystemCapability;
 #[cfg(feature = "mcp")]
 use crate::protocol::{READ_TEXT_FILE, WRITE_TEXT_FILE};
 use crate::storage::{StorageCaps, Symlinks};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 /// The engine behind a binding's `Engine` class: every method takes what JS hands over (as
@@ -116,8 +117,12 @@ impl HostEngine {
     /// first, so this is the driver's bug): the request ends with an `internal` error.
     #[must_use = "a request is answered only once it is run to its outcome"]
     pub fn start(&self, method: &str, params: Result<Value, String>) -> Option<HostOperation> {
+        self.start_params(method, params.map(|params| (&params).into()))
+    }
+
+    fn start_params(&self, method: &str, params: Result<Params, String>) -> Option<HostOperation> {
         let op = match params {
-            Ok(params) => self.fs.request(method, params),
+            Ok(params) => self.fs.start(method, params),
             Err(why) => {
                 let e = AcpFsError::internal(format!("the driver sent params that are not JSON: {why}"));
                 self.fs.refused(method, e)
@@ -139,7 +144,12 @@ impl HostEngine {
     /// ```
     #[must_use = "a request is answered only once it is run to its outcome"]
     pub fn start_json(&self, method: &str, params: &str) -> Option<HostOperation> {
-        self.start(method, serde_json::from_str(params).map_err(|e| e.to_string()))
+        // Read as the raw dispatcher reads params, member by member with no `Value` built. What
+        // the driver cannot have written (not JSON, a lone surrogate escape) is its bug.
+        let params = serde_json::from_str::<&RawValue>(params)
+            .map_err(|e| e.to_string())
+            .and_then(|raw| checked_members(raw).map_err(|e| e.message));
+        self.start_params(method, params.map(Params::of_text))
     }
 
     /// [`start`](Self::start) with flat params (every member a scalar), read without a JSON

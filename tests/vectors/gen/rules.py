@@ -147,6 +147,7 @@ RULES = [
     ("81.raw-lone-surrogate", "§8.1", "Raw: a lone surrogate escape (`\"\\ud800\"`) inside `params` is `-32602` naming the top-level params member, id echoed; in the id itself `-32700` with id `null`; never silently replaced"),
     ("81.raw-lone-surrogate-envelope", "§8.1", "Raw: a lone surrogate escape elsewhere in a request (another member, a member's name, the method) is `-32600`, id echoed"),
     ("81.raw-number-range", "§8.1", "Raw: a number beyond f64's range (`1e400`, 400 digits) is judged like any too-large number: `-32602` naming the field (strict) or absent (lenient), id echoed; params nested too deep is `-32602` naming the member"),
+    ("81.raw-object-member", "§8.1", "Raw: a member's value is what its JSON is: an object is an object whatever its members are named (serde_json's raw-value token `$serde_json::private::RawValue` included), so a `path`, `content` or method sent as one is refused as not a string"),
     ("81.js-lone-surrogate", "§8.1", "JS API: a lone surrogate in a string param is `-32602` naming the field"),
     # 8.2 Containment while the disk moves
     ("82.checked-opened", "§8.2", "What was checked is what is opened: storage requests name the checked real path and its root; a symlink met on the way is `symlink_escape`, never served from outside"),

@@ -769,6 +769,20 @@ def dispatch():
           files=F, raw=R('{"sessionId":"s1","path":"/project/a.txt","_meta":{"a":%s1%s}}' % ("[" * 200, "]" * 200), 17),
           expect=raw_err(-32602, 17, field="_meta")),
     ]
+    # serde_json's `Value` takes an object whose only member is named this for the JSON text in
+    # that member's string: the dispatcher must not, an object is an object.
+    tok = '{"$serde_json::private::RawValue":"\\"/project/a.txt\\""}'
+    ob = "§8.1 raw: a member's value is what its JSON is: an object stays an object whatever its members are named"
+    v += [
+        V("raw-path-object-named-like-a-raw-value", ob + " (path: must be a string)", ["1.read-params", "81.raw-object-member"],
+          files=F, raw=R('{"sessionId":"s1","path":%s}' % tok, 18), expect=raw_err(-32602, 18, field="path")),
+        V("raw-method-object-named-like-a-raw-value", ob + " (the method: must be a string, -32600)", ["81.raw-object-member", "6.invalid-request"],
+          files=F, raw='{"jsonrpc":"2.0","id":19,"method":{"$serde_json::private::RawValue":"\\"fs/read_text_file\\""},"params":{"sessionId":"s1","path":"/project/a.txt"}}',
+          expect=raw_err(-32600, 19)),
+        V("raw-content-object-named-like-a-raw-value", ob + " (content: must be a string, nothing written)", ["1.write-params", "81.raw-object-member"],
+          files=F, raw='{"jsonrpc":"2.0","id":20,"method":"fs/write_text_file","params":{"sessionId":"s1","path":"/project/n.txt","content":{"$serde_json::private::RawValue":"\\"y\\""}}}',
+          expect={**raw_err(-32602, 20, field="content"), **NA}),
+    ]
     cp = "§1/§8 capabilities() advertises what is wired"
     v += [
         V("capabilities-default-both", cp + ": by default both methods", ["1.capabilities"],

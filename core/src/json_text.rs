@@ -1,0 +1,280 @@
+//! A message's JSON text read member by member, without serde_json's `Value`: the raw text of
+//! an object's members, and the checks semantics.md §8.1 makes of every member whether it is
+//! read or not (a lone surrogate escape, nesting deeper than 128 levels).
+//!
+//! `Value` is not used for what a peer sends to the fs methods for two reasons. With the
+//! `raw_value` feature its visitor takes an object whose only member is named
+//! `$serde_json::private::RawValue` for the JSON text in that member's string, so a `path` sent
+//! as such an object was read as a string. And with no JSON text read into a `Value` on its way
+//! (the wasm inbox no longer reads one for that token either), the fs/* wasm module a web page
+//! downloads is 3.7 KB smaller gzipped (docs/benchmarks.md).
+
+use serde::de::{MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
+
+/// The reason given for a member with a lone surrogate escape.
+pub(crate) const LONE: &str = "is not valid Unicode (a string escape with a lone surrogate)";
+
+/// The reason given for a member nested too deep.
+pub(crate) const TOO_DEEP: &str = "is nested deeper than 128 levels";
+
+/// serde_json refuses the 128th level of arrays and objects one inside another (its recursion
+/// limit): a member that deep could not be read as a `Value`, and is refused the same way.
+const DEPTH_LIMIT: usize = 128;
+
+/// An object's members in order, as raw text (names still escaped, as sent).
+pub(crate) struct RawMembers<'a>(pub Vec<(&'a RawValue, &'a RawValue)>);
+
+impl<'de> Deserialize<'de> for RawMembers<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawMembers<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawMembers<'de>, A::Error> {
+                let mut out = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    out.push(entry);
+                }
+                Ok(RawMembers(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// A member's name as text; `None` when it has a lone surrogate escape.
+pub(crate) fn name(raw: &RawValue) -> Option<String> {
+    serde_json::from_str(raw.get()).ok()
+}
+
+/// The checks every member of params gets, read or not: `Err` is the reason to name it with.
+pub(crate) fn check_member(raw: &str) -> Result<(), &'static str> {
+    if has_lone_surrogate(raw) {
+        return Err(LONE);
+    }
+    if raw.starts_with(['{', '[']) && depth(raw) >= DEPTH_LIMIT {
+        return Err(TOO_DEEP);
+    }
+    Ok(())
+}
+
+/// How deep `raw` (valid JSON text) nests arrays and objects: `{}` is 1.
+fn depth(raw: &str) -> usize {
+    let bytes = raw.as_bytes();
+    let (mut depth, mut deepest, mut i) = (0usize, 0, 0);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i = past_string(bytes, i);
+                continue;
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    deepest
+}
+
+/// Where the JSON string starting at `bytes[at]` (its opening quote) ends: just past the first
+/// quote that is not escaped.
+fn past_string(bytes: &[u8], at: usize) -> usize {
+    let mut i = at + 1;
+    while let Some(off) = memchr::memchr2(b'"', b'\\', &bytes[i..]) {
+        i += off + 1;
+        if bytes[i - 1] == b'"' {
+            return i;
+        }
+        i += 1;
+    }
+    bytes.len()
+}
+
+/// The `\uXXXX` escapes in `raw` (valid JSON text) that are lone surrogates, by byte range. In
+/// valid JSON a backslash only occurs inside a string and always starts an escape.
+pub(crate) fn lone_surrogates(raw: &str) -> Vec<std::ops::Range<usize>> {
+    let bytes = raw.as_bytes();
+    let unit = |at: usize| raw.get(at + 2..at + 6).and_then(|h| u16::from_str_radix(h, 16).ok());
+    let mut lone = Vec::new();
+    // A high surrogate escape waiting for its low half, which must follow at once.
+    let mut high: Option<usize> = None;
+    let mut from = 0;
+    while let Some(off) = memchr::memchr(b'\\', &bytes[from..]) {
+        let at = from + off;
+        let escape = if bytes.get(at + 1) == Some(&b'u') { unit(at) } else { None };
+        from = at + if escape.is_some() { 6 } else { 2 };
+        match escape {
+            Some(0xD800..=0xDBFF) => lone.extend(high.replace(at).map(|h| h..h + 6)),
+            Some(0xDC00..=0xDFFF) => match high.take() {
+                Some(h) if h + 6 == at => {}
+                Some(h) => lone.extend([h..h + 6, at..at + 6]),
+                None => lone.push(at..at + 6),
+            },
+            _ => lone.extend(high.take().map(|h| h..h + 6)),
+        }
+    }
+    lone.extend(high.map(|h| h..h + 6));
+    lone
+}
+
+pub(crate) fn has_lone_surrogate(raw: &str) -> bool {
+    memchr::memchr(b'\\', raw.as_bytes()).is_some() && !lone_surrogates(raw).is_empty()
+}
+
+/// A JSON string with lone surrogates shown as U+FFFD, to name a member whose name has one.
+pub(crate) fn repaired(raw: &str) -> String {
+    let mut text = String::with_capacity(raw.len());
+    let mut from = 0;
+    for range in lone_surrogates(raw) {
+        text.push_str(&raw[from..range.start]);
+        text.push_str("\\ufffd");
+        from = range.end;
+    }
+    text.push_str(&raw[from..]);
+    serde_json::from_str(&text).unwrap_or_default()
+}
+
+/// `raw` (valid JSON text) with every number serde cannot hold replaced by `±1e308`.
+#[cfg(feature = "mcp")]
+pub(crate) fn saturated(raw: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = raw.as_bytes();
+    let mut out = String::new();
+    let (mut copied, mut i) = (0, 0);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => i = past_string(bytes, i),
+            b'-' | b'0'..=b'9' => {
+                let end = number_end(bytes, i);
+                if serde_json::from_str::<f64>(&raw[i..end]).is_err() {
+                    out.push_str(&raw[copied..i]);
+                    out.push_str(if bytes[i] == b'-' { "-1e308" } else { "1e308" });
+                    copied = end;
+                }
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    if copied == 0 {
+        return raw.into();
+    }
+    out.push_str(&raw[copied..]);
+    out.into()
+}
+
+#[cfg(feature = "mcp")]
+fn number_end(bytes: &[u8], from: usize) -> usize {
+    bytes[from..]
+        .iter()
+        .position(|b| !matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+        .map_or(bytes.len(), |n| from + n)
+}
+
+/// A JSON number's value as serde_json reads it (what `Value::as_f64` gives), and whether it
+/// holds it as a `u64`; a number beyond f64's range is `±1e308`, as [`saturated`] makes it.
+pub(crate) fn number(raw: &str) -> (f64, bool) {
+    let value = serde_json::from_str::<f64>(raw).unwrap_or(if raw.starts_with('-') { -1e308 } else { 1e308 });
+    // serde_json holds a number as a u64 when it is a whole number without sign, fraction or
+    // exponent that fits.
+    let whole = raw.bytes().all(|b| b.is_ascii_digit()) && raw.parse::<u64>().is_ok();
+    (value, whole)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn lone_surrogates_by_range() {
+        assert!(lone_surrogates(r#""\ud83d\ude00 \u00e9 \\ud800""#).is_empty(), "pairs, BMP, an escaped backslash");
+        assert_eq!(lone_surrogates(r#""\ud800x""#), vec![1..7]);
+        assert_eq!(lone_surrogates(r#""\udc00\ud800""#), vec![1..7, 7..13]);
+        assert_eq!(lone_surrogates(r#"["\ud800","\udc00"]"#), vec![2..8, 11..17]);
+        assert_eq!(repaired(r#""k\ud800""#), "k\u{FFFD}");
+    }
+
+    #[test]
+    #[cfg(feature = "mcp")]
+    fn saturates_only_numbers_out_of_range() {
+        assert_eq!(
+            saturated(r#"{"a":"1e400","b":[1e400,-1E+999,2,1.5e3],"c\"1e400":0}"#),
+            r#"{"a":"1e400","b":[1e308,-1e308,2,1.5e3],"c\"1e400":0}"#
+        );
+        assert!(matches!(saturated("[1,2]"), std::borrow::Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn depth_skips_strings() {
+        assert_eq!(depth("1"), 0);
+        assert_eq!(depth("{}"), 1);
+        assert_eq!(depth(r#"{"a":[{"b":"]]]}}[[[{{\"\\"},[]]}"#), 3);
+        assert_eq!(depth(r#"["[","\"[",[["]"]]]"#), 3);
+    }
+
+    /// Nested arrays and objects, with brackets and escapes inside strings.
+    fn nested() -> impl Strategy<Value = serde_json::Value> {
+        let leaf = prop_oneof![
+            Just(serde_json::Value::Null),
+            any::<i64>().prop_map(serde_json::Value::from),
+            "[\\[\\]{}\"\\\\a]{0,4}".prop_map(serde_json::Value::from),
+        ];
+        leaf.prop_recursive(8, 64, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(serde_json::Value::Array),
+                prop::collection::vec(("[\\[{\"a]{0,3}", inner), 0..4)
+                    .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    fn value_depth(v: &serde_json::Value) -> usize {
+        match v {
+            serde_json::Value::Array(items) => 1 + items.iter().map(value_depth).max().unwrap_or(0),
+            serde_json::Value::Object(m) => 1 + m.values().map(value_depth).max().unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn depth_is_the_values_nesting(v in nested()) {
+            let text = serde_json::to_string(&v).unwrap();
+            prop_assert_eq!(depth(&text), value_depth(&v), "{}", text);
+        }
+
+        /// serde_json's own limit: a member it cannot read as a `Value` is exactly one the
+        /// check refuses as too deep.
+        #[test]
+        fn too_deep_is_where_serde_json_stops(levels in 120usize..136, object in any::<bool>()) {
+            let (open, close) = if object { (r#"{"a":"#, "}") } else { ("[", "]") };
+            let text = format!("{}1{}", open.repeat(levels), close.repeat(levels));
+            let readable = serde_json::from_str::<serde_json::Value>(&text).is_ok();
+            prop_assert_eq!(check_member(&text).is_ok(), readable);
+        }
+
+        /// `number` is what a parsed `Value` says of the same digits.
+        #[test]
+        fn number_is_what_value_reads(text in "-?(0|[1-9][0-9]{0,22})(\\.[0-9]{1,5})?([eE][-+]?[0-9]{1,3})?") {
+            let (value, whole) = number(&text);
+            match serde_json::from_str::<serde_json::Value>(&text) {
+                Ok(serde_json::Value::Number(n)) => {
+                    prop_assert_eq!(value.to_bits(), n.as_f64().unwrap().to_bits());
+                    prop_assert_eq!(whole, n.is_u64());
+                }
+                _ => {
+                    prop_assert_eq!(value.abs(), 1e308);
+                    prop_assert!(!whole);
+                }
+            }
+        }
+    }
+}
