@@ -170,6 +170,21 @@ export function bindingSuite({ label, binding, methods, byteForms }) {
       assert.deepEqual(outcome({}).result, { content: 'one\ntwo\n' }, 'and the engine goes on');
     });
 
+    test("start(), startJson(): an object is an object, even one named like serde_json's raw value", () => {
+      // serde_json's `Value` reads {"$serde_json::private::RawValue": "<json>"} as that JSON;
+      // params are not read through it, as values or as text (semantics.md §8.1).
+      const { engine: e, storage } = engineWith({ '/p/a.txt': 'one\ntwo\n' });
+      const path = { '$serde_json::private::RawValue': '"/p/a.txt"' };
+      const starts = {
+        values: () => read(e, { path }),
+        text: () => e.startJson('fs/read_text_file', JSON.stringify({ sessionId: 's', path })),
+      };
+      for (const [form, start] of Object.entries(starts)) {
+        const { error } = drive(start(), storage).outcome;
+        assert.deepEqual(error?.data, { field: 'path', reason: 'must be a string' }, form);
+      }
+    });
+
     test('dispatch(): the four kinds, ids as raw JSON text; a message that is not a string throws', () => {
       const e = engine();
       // A driver bug, not bad input from an agent: every message the driver passes on is text.
