@@ -400,7 +400,7 @@ pub(crate) fn checked_members(raw: &RawValue) -> Result<Option<Vec<(String, &Raw
 /// f64's range, which a `Value` cannot hold, becomes the largest finite number of its sign.
 #[cfg(feature = "mcp")]
 pub(crate) fn decode_params(raw: &RawValue) -> Result<Value, AcpFsError> {
-    let value = |text: &str| serde_json::from_str::<Value>(&json_text::saturated(text));
+    let value = |text: &str| json_text::value(&json_text::saturated(text));
     let Some(members) = checked_members(raw)? else {
         return value(raw.get()).map_err(|e| AcpFsError::invalid_params("params", format!("is not valid JSON: {e}")));
     };

@@ -178,6 +178,77 @@ fn number_end(bytes: &[u8], from: usize) -> usize {
         .map_or(bytes.len(), |n| from + n)
 }
 
+/// JSON text read into a `Value` as what it says: an object is an object whatever its members
+/// are named, where serde_json's own `Value` visitor reads one whose only member is
+/// `$serde_json::private::RawValue` as the JSON text in it. The MCP tools read their arguments
+/// so. serde_json's recursion limit holds as for its own visitor: it is the deserializer's.
+#[cfg(feature = "mcp")]
+pub(crate) fn value(text: &str) -> serde_json::Result<serde_json::Value> {
+    use serde::de::DeserializeSeed;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = Plain.deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
+/// [`value`]'s visitor: serde_json's, without the first key's classification.
+#[cfg(feature = "mcp")]
+struct Plain;
+
+#[cfg(feature = "mcp")]
+impl<'de> serde::de::DeserializeSeed<'de> for Plain {
+    type Value = serde_json::Value;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<serde_json::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+#[cfg(feature = "mcp")]
+impl<'de> Visitor<'de> for Plain {
+    type Value = serde_json::Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<serde_json::Value, E> {
+        Ok(b.into())
+    }
+    fn visit_i64<E>(self, n: i64) -> Result<serde_json::Value, E> {
+        Ok(n.into())
+    }
+    fn visit_u64<E>(self, n: u64) -> Result<serde_json::Value, E> {
+        Ok(n.into())
+    }
+    fn visit_f64<E>(self, n: f64) -> Result<serde_json::Value, E> {
+        // A non-finite number is null, as serde_json's visitor makes it.
+        Ok(n.into())
+    }
+    fn visit_str<E>(self, s: &str) -> Result<serde_json::Value, E> {
+        Ok(s.into())
+    }
+    fn visit_string<E>(self, s: String) -> Result<serde_json::Value, E> {
+        Ok(s.into())
+    }
+    fn visit_unit<E>(self) -> Result<serde_json::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<serde_json::Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(Plain)? {
+            items.push(item);
+        }
+        Ok(serde_json::Value::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<serde_json::Value, A::Error> {
+        let mut members = serde_json::Map::new();
+        while let Some(name) = map.next_key::<String>()? {
+            let member = map.next_value_seed(Plain)?;
+            members.insert(name, member);
+        }
+        Ok(serde_json::Value::Object(members))
+    }
+}
+
 /// A JSON number's value as serde_json reads it (what `Value::as_f64` gives), and whether it
 /// holds it as a `u64`; a number beyond f64's range is `±1e308`, as [`saturated`] makes it.
 pub(crate) fn number(raw: &str) -> (f64, bool) {
@@ -210,6 +281,23 @@ mod tests {
             r#"{"a":"1e400","b":[1e308,-1e308,2,1.5e3],"c\"1e400":0}"#
         );
         assert!(matches!(saturated("[1,2]"), std::borrow::Cow::Borrowed(_)));
+    }
+
+    #[test]
+    #[cfg(feature = "mcp")]
+    fn a_value_is_what_its_text_says() {
+        let token = r#"{"$serde_json::private::RawValue":"[1]"}"#;
+        assert_eq!(value(token).unwrap(), serde_json::json!({"$serde_json::private::RawValue": "[1]"}));
+        let text = format!(r#"[{token},{{"a":[1,-2,2.5,1e300,"é",null,true,{{}}]}}]"#);
+        // Everything else as serde_json's own visitor reads it, errors included.
+        let plain = r#"{"a":[1,-2,2.5,1e300,"é",null,true,{}],"b":{"c":"d"},"a":0}"#;
+        assert_eq!(value(plain).unwrap(), serde_json::from_str::<serde_json::Value>(plain).unwrap());
+        assert_eq!(value(&text).unwrap()[0], serde_json::json!({"$serde_json::private::RawValue": "[1]"}));
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        for bad in ["[1,]", "1e400", r#""\ud800""#, &deep, "1 2"] {
+            let want = serde_json::from_str::<serde_json::Value>(bad).unwrap_err().to_string();
+            assert_eq!(value(bad).unwrap_err().to_string(), want, "{bad}");
+        }
     }
 
     #[test]

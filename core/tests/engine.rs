@@ -395,6 +395,33 @@ fn mcp_calls_split_and_cancel() {
     }
 }
 
+#[test]
+fn mcp_arguments_are_what_their_json_says() {
+    // serde_json's `Value` reads {"$serde_json::private::RawValue": "<json>"} as that JSON: a
+    // path sent as such an object must be refused as any object is, not read as a string.
+    use acp_fs::mcp::{McpDispatch, McpServer};
+    let (storage, fs) = setup();
+    let server = McpServer::new(fs, "s");
+    let answer = |path: &str| {
+        let message = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"read_text_file","arguments":{{"path":{path}}}}}}}"#
+        );
+        let text = match server.dispatch(&message) {
+            McpDispatch::Call(call) => {
+                let (operation, reply) = call.into_parts();
+                reply.respond(&acp_fs::run(operation, &storage, &DefaultHost))
+            }
+            McpDispatch::Reply(text) => text,
+            other => panic!("want an answer, got {other:?}"),
+        };
+        serde_json::from_str::<Value>(&text).unwrap()
+    };
+    let token = answer(r#"{"$serde_json::private::RawValue":"\"/p/a.txt\""}"#);
+    assert_eq!(token, answer(r#"{"other":"\"/p/a.txt\""}"#), "refused as any object");
+    assert!(token["error"]["code"] == -32602 || token["result"]["isError"] == true, "{token}");
+    assert_eq!(answer(r#""/p/a.txt""#)["result"]["content"][0]["text"], "one\ntwo\n");
+}
+
 /// Runs `op` over `storage`, answering each `open` with the head the engine asked for (plus
 /// `extra` bytes, to play a storage that sends too many): the outcome, the heads asked for, and
 /// the offsets of the `read_at`s that followed.
