@@ -1,11 +1,11 @@
 //! The raw JSON-RPC entry: fs methods answered, everything else handed back to the host.
 
 use crate::engine::AcpFs;
-use crate::error::AcpFsError;
+use crate::error::{AcpFsError, JsonRpcError};
 use crate::json_text::{self, has_lone_surrogate, RawMembers, LONE};
 use crate::operation::{Operation, Outcome};
 use crate::params::Params;
-use crate::protocol::{READ_TEXT_FILE, WRITE_TEXT_FILE};
+use crate::protocol::{Response, READ_TEXT_FILE, WRITE_TEXT_FILE};
 use crate::storage::{Host, Storage};
 use serde::de::{MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
@@ -46,7 +46,7 @@ impl Call {
 
     /// The JSON-RPC response for the finished request.
     pub fn respond(&self, outcome: &Outcome) -> String {
-        respond(self.id.get(), outcome.result.as_ref().map(|r| r.to_json()).map_err(Clone::clone))
+        respond_outcome(self.id.get(), outcome)
     }
 }
 
@@ -107,35 +107,64 @@ impl<'de> Visitor<'de> for MembersVisitor {
 
 /// Builds a JSON-RPC response around a raw id.
 pub fn respond(id: &str, result: Result<Value, AcpFsError>) -> String {
+    reply(id, result.as_ref())
+}
+
+/// [`respond`] with the outcome borrowed: an error is written as it is, not copied into a
+/// `Value` first (that copy kept serde_json's `Value` cloning in the fs/* wasm module).
+pub(crate) fn reply(id: &str, result: Result<&Value, &AcpFsError>) -> String {
     match result {
-        Ok(value) => respond_result(id, &value),
-        Err(e) => format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{}}}", json_text(&e.to_json_rpc())),
+        Ok(value) => respond_result(id, value),
+        Err(e) => {
+            // Through `serde_json::to_string`, the writer replies use, not `Value`'s `Display`,
+            // which brought two more copies of the serializer (compact and pretty) into the
+            // fs/* wasm module.
+            let error = serde_json::to_string(&JsonRpcError::of(e)).expect("an error serializes");
+            format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{error}}}")
+        }
     }
 }
 
-/// A value's JSON text. Through `serde_json::to_string`, the writer replies use, not `Value`'s
-/// `Display`, which brought two more copies of the serializer (compact and pretty) into the
-/// fs/* wasm module.
-fn json_text(value: &Value) -> String {
-    serde_json::to_string(value).expect("a Value serializes")
+/// The JSON-RPC response for a finished request: its result serialized as it is, not first
+/// copied into a `Value` (a read's whole text, and serde_json's `Value` cloning in the fs/*
+/// wasm module).
+pub(crate) fn respond_outcome(id: &str, outcome: &Outcome) -> String {
+    match &outcome.result {
+        Ok(Response::Tool(value)) => reply(id, Ok(value)),
+        Ok(response) => {
+            let len = match response {
+                Response::Read(r) => r.content.len() + 16,
+                _ => 8,
+            };
+            envelope(id, len, |out| serde_json::to_writer(out, response).expect("a response serializes into a Vec"))
+        }
+        Err(e) => reply(id, Err(e)),
+    }
 }
 
 /// [`respond`] with a borrowed result, serialized once straight into the reply: a tool's answer
 /// may be megabytes, and neither a copy of it nor a second pass over its text is needed.
 pub(crate) fn respond_result(id: &str, value: &Value) -> String {
+    envelope(id, json_len(value), |out| {
+        // Only an MCP tool's answer repeats its text; fs/* replies (the module a web page loads
+        // without the tools) keep serde_json's own writer and its size.
+        #[cfg(feature = "mcp")]
+        write_compact(out, value, &mut None);
+        #[cfg(not(feature = "mcp"))]
+        serde_json::to_writer(out, value).expect("a Value serializes into a Vec");
+    })
+}
+
+/// A reply with `result` written by `result`, about `len` bytes of JSON.
+fn envelope(id: &str, len: usize, result: impl FnOnce(&mut Vec<u8>)) -> String {
     // Sized for the whole reply up front (escapes, a line break's say, add a little): a large
     // answer is not copied over and over as the buffer doubles.
-    let guess = 64 + id.len() + json_len(value);
+    let guess = 64 + id.len() + len;
     let mut out = Vec::with_capacity(guess + guess / 16);
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
     out.extend_from_slice(id.as_bytes());
     out.extend_from_slice(b",\"result\":");
-    // Only an MCP tool's answer repeats its text; fs/* replies (the module a web page loads
-    // without the tools) keep serde_json's own writer and its size.
-    #[cfg(feature = "mcp")]
-    write_compact(&mut out, value, &mut None);
-    #[cfg(not(feature = "mcp"))]
-    serde_json::to_writer(&mut out, value).expect("a Value serializes into a Vec");
+    result(&mut out);
     out.push(b'}');
     // The id is a raw JSON value (UTF-8) and serde_json writes UTF-8.
     String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
@@ -254,7 +283,7 @@ impl AcpFs {
             Dispatch::Call(call) => {
                 let Call { id, operation, .. } = call;
                 let outcome = crate::run(operation, storage, host);
-                Some(respond(id.get(), outcome.result.map(|r| r.to_json())))
+                Some(respond_outcome(id.get(), &outcome))
             }
         }
     }
@@ -454,6 +483,25 @@ mod tests {
                 format!("{{\"jsonrpc\":\"2.0\",\"id\":\"id\",\"result\":{}}}", serde_json::to_string(&v).unwrap())
             );
         }
+    }
+
+    #[test]
+    fn an_error_reply_holds_the_errors_json_rpc_object() {
+        // `cancelled` has no data: the member is left out.
+        let errors =
+            [AcpFsError::not_found("/p/\"q\".txt"), AcpFsError::invalid_params("line", "no"), AcpFsError::cancelled()];
+        for e in errors {
+            let want = serde_json::json!({"jsonrpc": "2.0", "id": "x", "error": e.to_json_rpc()});
+            assert_eq!(respond(r#""x""#, Err(e.clone())), serde_json::to_string(&want).unwrap());
+        }
+        assert_eq!(
+            AcpFsError::parse_error("why").to_json_rpc().to_string(),
+            r#"{"code":-32700,"message":"Parse error","data":{"reason":"why"}}"#
+        );
+        assert_eq!(
+            AcpFsError::cancelled().to_json_rpc().to_string(),
+            r#"{"code":-32800,"message":"Request cancelled"}"#
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The one error type of acp-fs and its JSON-RPC mapping (semantics.md §6).
 
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::fmt;
 
 /// JSON-RPC codes acp-fs answers with. ACP has no "forbidden" code and reserves
@@ -276,13 +276,24 @@ impl AcpFsError {
 
     /// The JSON-RPC `error` member: `{code, message, data?}`.
     pub fn to_json_rpc(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("code".into(), self.code.into());
-        m.insert("message".into(), self.message.clone().into());
-        if !self.data.is_null() {
-            m.insert("data".into(), self.data.clone());
-        }
-        Value::Object(m)
+        serde_json::to_value(JsonRpcError::of(self)).expect("an error is JSON")
+    }
+}
+
+/// The JSON-RPC error object of an [`AcpFsError`], borrowed: `{code, message, data}` in that
+/// order, `data` left out when null. Replies serialize it straight into their text, with no
+/// copy of the error's data (dispatch.rs).
+#[derive(Serialize)]
+pub(crate) struct JsonRpcError<'a> {
+    code: i64,
+    message: &'a str,
+    #[serde(skip_serializing_if = "Value::is_null")]
+    data: &'a Value,
+}
+
+impl<'a> JsonRpcError<'a> {
+    pub(crate) fn of(e: &'a AcpFsError) -> Self {
+        JsonRpcError { code: e.code, message: &e.message, data: &e.data }
     }
 }
 

@@ -3,13 +3,12 @@
 
 use super::answer::HostAnswer;
 use super::step::{HostOutcome, HostStep};
-use crate::dispatch::respond;
+use crate::dispatch::respond_outcome;
 use crate::error::AcpFsError;
 use crate::io::Io;
 #[cfg(feature = "mcp")]
 use crate::mcp::McpReply;
 use crate::operation::{Operation, Outcome, Step};
-use crate::protocol::Response;
 use crate::record::AuditEvent;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -29,7 +28,7 @@ pub(super) enum Reply {
 impl Reply {
     fn to(&self, outcome: &Outcome) -> String {
         match self {
-            Reply::Rpc(id) => respond(id, outcome.result.as_ref().map(Response::to_json).map_err(Clone::clone)),
+            Reply::Rpc(id) => respond_outcome(id, outcome),
             #[cfg(feature = "mcp")]
             Reply::Mcp(reply) => reply.respond(outcome),
         }
