@@ -55,9 +55,11 @@ module() { # out-dir cargo-profile [cargo args...]
 # and a standard library of its own in which a panic traps at once, with no message to format
 # (docs/toolchain.md#the-fs-modules-own-standard-library: RUSTC_BOOTSTRAP lets this stable
 # rustc take its unstable flags, and only for this build). The full one is built with
-# `release`. --config joins .cargo/config.toml's flags (+simd128), it does not replace them.
+# `release`. `--cfg acp_fs_small` has the engine's code a small read never runs (writes, errors,
+# options, sessions) optimized for size (docs/toolchain.md#cold-code-optimized-for-size).
+# --config joins .cargo/config.toml's flags (+simd128), it does not replace them.
 RUSTC_BOOTSTRAP=1 module pkg wasm-fs -Zbuild-std=std,panic_abort -Zbuild-std-features=optimize_for_size --config \
-  'target.wasm32-unknown-unknown.rustflags=["-C", "llvm-args=-inline-threshold=100", "-Z", "unstable-options", "-C", "panic=immediate-abort"]'
+  'target.wasm32-unknown-unknown.rustflags=["-C", "llvm-args=-inline-threshold=100", "-Z", "unstable-options", "-C", "panic=immediate-abort", "--cfg", "acp_fs_small"]'
 module pkg-full release --features full
 
 # The shared driver, the types and the adapters, copied so the package stands alone.

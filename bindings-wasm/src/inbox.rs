@@ -123,6 +123,7 @@ pub enum Params {
 /// bytes of the room, as an array of the two (small flat params: what `JSON.parse` of their JSON
 /// text gives). Params of scalar members come as [`Params::Flat`]; any other value as the value
 /// serde_json made of its text, or refused as it was.
+#[cfg_attr(acp_fs_small, optimize(size))]
 pub fn request<T>(len: u32, start: impl FnOnce(&str, Params) -> T) -> Result<T> {
     LAYOUT.with(|layout| {
         let layout = layout.borrow();
@@ -147,6 +148,7 @@ pub fn request<T>(len: u32, start: impl FnOnce(&str, Params) -> T) -> Result<T> 
 /// A call's arguments the guard wrote in the first `len` bytes of the room as an array of
 /// `fields.len()` items (one it could not convert as [`NOT_JSON`]); the name in `fields` of the
 /// first item that is no JSON value (the order the binding checked them in before).
+#[cfg_attr(acp_fs_small, optimize(size))]
 pub fn args(len: u32, fields: &[&'static str]) -> std::result::Result<Vec<Value>, &'static str> {
     LAYOUT.with(|layout| {
         let layout = layout.borrow();
@@ -261,6 +263,7 @@ impl<'de> Reader<'de> {
     /// which @acp-fs/node's conversion (napi's) does not, nor the raw dispatcher
     /// (core/src/json_text.rs). Nesting is at most what the guard writes (256), so recursion is
     /// bounded.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     fn value(&mut self) -> Result<Value> {
         Ok(match self.tag()? {
             NULL => Value::Null,
@@ -299,6 +302,7 @@ impl<'de> Reader<'de> {
     }
 
     /// Past the next value, however deep (a count of values still to pass, no recursion).
+    #[cfg_attr(acp_fs_small, optimize(size))]
     fn skip(&mut self) -> Result<()> {
         let mut left: u64 = 1;
         while left > 0 {

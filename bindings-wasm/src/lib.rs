@@ -3,6 +3,9 @@
 //! `startJson`'s params as JSON text; out: every value
 //! through the outbox, [`outbox`]) and nothing else: rules, wording, limits and a request's lifecycle are the core's. A panic aborts (a trap); the hook below keeps its message for the guard,
 //! except in the fs/* module, whose panics trap at once with no message (`docs/toolchain.md`).
+// The fs/* module's calls a small read never makes are optimized for size there, as in the core
+// (docs/toolchain.md#cold-code-optimized-for-size).
+#![cfg_attr(acp_fs_small, feature(optimize_attribute))]
 
 #[cfg(feature = "full")]
 use acp_fs::host::agent_side;
@@ -62,6 +65,7 @@ pub fn invalid_params(field: &str, reason: &str) -> Out {
 /// An engine, or none and the error naming the bad option or capability in the outbox; the
 /// options and the caps in the inbox ([`args`]).
 #[wasm_bindgen(js_name = createEngine)]
+#[cfg_attr(acp_fs_small, optimize(size))]
 pub fn create_engine(len: u32) -> Result<Option<Engine>, JsValue> {
     let made = args(len, &["options", "caps"]).and_then(|mut v| HostEngine::new(v.swap_remove(0), v.swap_remove(0)));
     match made {
@@ -79,6 +83,7 @@ pub struct Engine(HostEngine, HeldOperations);
 impl Engine {
     /// The session id, cwd, additional directories and session options in the inbox ([`args`]).
     #[wasm_bindgen(js_name = openSession)]
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn open_session(&self, len: u32) -> Out {
         let v = args(len, &["sessionId", "cwd", "additionalDirectories", "session"]);
         error_or_null(v.map(|v| self.0.open_session(&v[0], &v[1], &v[2], &v[3])))
@@ -126,6 +131,7 @@ impl Engine {
 
     /// The operation's number; none when `method` is not an fs method. The params in the inbox
     /// ([`args`]).
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn start(&self, method: JsValue, len: u32) -> Option<u32> {
         let params = inbox::args(len, &["params"]).map(|mut v| v.swap_remove(0));
         let params = params.map_err(|field| format!("{field} {}", host::NOT_JSON));
@@ -203,21 +209,25 @@ impl Engine {
     }
 
     /// Operation `op`'s audit event once the request has ended, else `null` (to the outbox).
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn audit(&self, op: u32) -> Result<(), JsValue> {
         put(&self.1.audit(op))
     }
 
     /// `-32800`, and no io after the last answered step (the outcome to the outbox).
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn cancel(&self, op: u32) -> Result<(), JsValue> {
         put(&self.1.cancel(op))
     }
 
     /// Params with no JSON form: `-32602` naming `field` (the outcome to the outbox).
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn refuse(&self, op: u32, field: &str, reason: &str) -> Result<(), JsValue> {
         put(&self.1.refuse(op, field, reason))
     }
 
     /// The driver broke: `internal` (the outcome to the outbox).
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn abort(&self, op: u32, reason: &str) -> Result<(), JsValue> {
         put(&self.1.abort(op, reason))
     }

@@ -71,6 +71,7 @@ pub fn slots() -> u32 {
 /// Puts `value` in the outbox (`wide`: non-ASCII text, up to 1 MiB, as UTF-16); the reason
 /// it has no form here (only a custom `Serialize` could fail). The guard reads it as soon as the
 /// call returns, before anything else enters the module (and could move or grow its memory).
+#[cfg_attr(acp_fs_small, optimize(size))]
 pub fn put<T: Serialize + ?Sized>(value: &T, wide: bool) -> Result<(), String> {
     put_with(wide, |encoder| value.serialize(encoder).map_err(|Unsupported(why)| why))
 }

@@ -111,12 +111,14 @@ impl Channel {
     }
 
     /// Creates `path` and its missing parents under `root`.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn make_dirs(&self, root: &str, path: &str) -> Asked<'_, ()> {
         let io = Io::MakeDirs { root: root.to_owned(), path: path.to_owned() };
         self.ask_storage(io, done)
     }
 
     /// Replaces (or creates) the file at `path` under `root` with `bytes`.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn write(&self, root: &str, path: &str, bytes: Vec<u8>) -> Asked<'_, ()> {
         let io = Io::Write { root: root.to_owned(), path: path.to_owned(), bytes };
         self.ask_storage(io, done)
@@ -149,6 +151,7 @@ impl Channel {
 
     /// Moves `from` to `to` under `root`, never replacing what is at `to`.
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))] // the MCP tools' alone
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn rename(&self, root: &str, from: &str, to: &str) -> Asked<'_, ()> {
         let io = Io::Rename { root: root.to_owned(), from: from.to_owned(), to: to.to_owned() };
         self.ask_storage(io, done)
@@ -156,12 +159,14 @@ impl Channel {
 
     /// Creates the one directory `path` under `root`.
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))] // the MCP tools' alone
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn make_dir(&self, root: &str, path: &str) -> Asked<'_, ()> {
         let io = Io::MakeDir { root: root.to_owned(), path: path.to_owned() };
         self.ask_storage(io, done)
     }
 
     /// Removes the empty directory `path` under `root`.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn remove_dir(&self, root: &str, path: &str) -> Asked<'_, ()> {
         let io = Io::RemoveDir { root: root.to_owned(), path: path.to_owned() };
         self.ask_storage(io, done)
@@ -171,6 +176,7 @@ impl Channel {
     // through `ask`, which takes no error answer.
 
     /// Whether the host approves `change`.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn approve(&self, change: ChangeRecord) -> Asked<'_, bool> {
         self.ask(Io::Approve { change }, |answer, _| match answer {
             Answer::Approved(approved) => Ok(approved),
@@ -179,6 +185,7 @@ impl Channel {
     }
 
     /// What the host does with a write of `text` to the open document `path`.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn write_document(&self, path: &str, text: String) -> Asked<'_, DocumentWrite> {
         self.ask(Io::WriteDocument { path: path.to_owned(), text }, |answer, _| match answer {
             Answer::Document(decision) => Ok(decision),
@@ -188,6 +195,7 @@ impl Channel {
 
     /// Returns once the driver has waited on `turn` (the turn may still not have come: ask
     /// the ticket).
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn wait(&self, path: &str, turn: Turn) -> Asked<'_, ()> {
         self.ask(Io::Wait { path: path.to_owned(), turn }, done)
     }
@@ -287,6 +295,7 @@ fn name(io: &Io) -> &'static str {
 
 /// A driver answered with the wrong kind of value: a bug in the driver, reported, not panicked.
 /// The report names the kind of answer, never its contents: bytes may be a whole file.
+#[cfg_attr(acp_fs_small, optimize(size))]
 fn unexpected(what: &str, answer: &Answer) -> StorageError {
     let kind = match answer {
         Answer::Metadata(_) => "metadata".to_owned(),

@@ -34,6 +34,7 @@ pub struct AcpFs {
 impl AcpFs {
     /// An engine over a storage that can do `caps`. Fails on a bad option (`-32602`, field
     /// named).
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn new(options: Options, caps: StorageCaps) -> Result<AcpFs, AcpFsError> {
         let policy = Policy::new(options)?;
         Ok(AcpFs { shared: Arc::new(Shared::new(policy, caps)) })
@@ -46,6 +47,7 @@ impl AcpFs {
 
     /// Registers a session's root set: `cwd`, the additional directories, and the host's
     /// `extraRoots`. Reopening replaces the set (ACP `session/load` resends it whole).
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn open_session(
         &self,
         session_id: &str,
@@ -70,6 +72,7 @@ impl AcpFs {
     /// assert_eq!(read("s1").unwrap().to_json(), serde_json::json!({"content": ""}));
     /// assert_eq!(read("s2").unwrap_err().code, acp_fs::codes::RESOURCE_NOT_FOUND);
     /// ```
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn open_session_with(
         &self,
         session_id: &str,
@@ -89,6 +92,7 @@ impl AcpFs {
     }
 
     /// Forgets the session: its roots and its read ledger (semantics.md §9).
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn close_session(&self, session_id: &str) {
         self.shared.close_session(session_id);
     }
@@ -97,28 +101,33 @@ impl AcpFs {
     /// go through the host's choice. Every call gives the document a new version (see
     /// [`AcpFs::document_version`]); the buffer counts as unsaved until the host says
     /// [`AcpFs::document_saved`] or [`AcpFs::document_reloaded`].
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn open_document(&self, path: &str, text: &str) -> Result<(), AcpFsError> {
         self.put_document(path, text, false).map(|_| ())
     }
 
     /// The buffer was reloaded from storage with `text` (or opened from it): it matches the
     /// file, so a change on disk since the agent read it is judged on the disk (§9).
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn document_reloaded(&self, path: &str, text: &str) -> Result<(), AcpFsError> {
         self.put_document(path, text, true).map(|_| ())
     }
 
     /// The buffer was saved: storage now holds its text. False when it is not open.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn document_saved(&self, path: &str) -> bool {
         let Ok(path) = AbsPath::parse(path) else { return false };
         self.shared.mark_clean(&path)
     }
 
     /// The open document's version: it changes on every open, update, reload and write.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn document_version(&self, path: &str) -> Option<u64> {
         let path = AbsPath::parse(path).ok()?;
         self.shared.document_version(&path)
     }
 
+    #[cfg_attr(acp_fs_small, optimize(size))]
     fn put_document(&self, path: &str, text: &str, clean: bool) -> Result<u64, AcpFsError> {
         let path = AbsPath::parse(path).map_err(|why| AcpFsError::invalid_params("path", why))?;
         Ok(self.shared.put_document(&path, text, clean))
@@ -131,6 +140,7 @@ impl AcpFs {
 
     /// The buffer at `path` was closed: reads and writes go to storage again (nothing to do
     /// for a path no document is open at).
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn close_document(&self, path: &str) {
         if let Ok(path) = AbsPath::parse(path) {
             self.shared.close_document(&path);
@@ -138,6 +148,7 @@ impl AcpFs {
     }
 
     /// The open document's current text.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn document(&self, path: &str) -> Option<String> {
         let path = AbsPath::parse(path).ok()?;
         self.shared.document(&path).map(|d| d.text.to_string())
@@ -182,6 +193,7 @@ impl AcpFs {
     /// An fs request whose params could not be decoded (see `dispatch::decode_params`): it
     /// fails like any params error, after the capability check that comes first (§8), and is
     /// run like any request so hosts get its audit event.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub(crate) fn refused(&self, method: &str, error: AcpFsError) -> Option<Operation> {
         let (op, writing) = match method {
             READ_TEXT_FILE => ("read", false),

@@ -172,11 +172,13 @@ pub struct AcpFsError {
 }
 
 impl AcpFsError {
+    #[cfg_attr(acp_fs_small, optimize(size))]
     fn new(kind: ErrorKind, message: impl Into<String>, data: Value) -> Self {
         AcpFsError { kind, code: kind.json_rpc_code(), message: message.into(), data }
     }
 
     /// `-32602` naming the offending field.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn invalid_params(field: &str, reason: impl Into<String>) -> Self {
         Self::invalid_params_because(field, reason.into())
     }
@@ -184,6 +186,7 @@ impl AcpFsError {
     // The generic constructors convert and call one body each: inlined per argument type, the
     // message and data building was copied into every caller's code (the fs/* wasm module).
     #[inline(never)]
+    #[cfg_attr(acp_fs_small, optimize(size))]
     fn invalid_params_because(field: &str, reason: String) -> Self {
         Self::new(
             ErrorKind::InvalidParams,
@@ -194,6 +197,7 @@ impl AcpFsError {
 
     /// `-32602` for a start line past the end (Zed's wording, so agents written against Zed
     /// recognise it).
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn past_end(line: u64, line_count: u64) -> Self {
         Self::new(
             ErrorKind::InvalidParams,
@@ -203,16 +207,19 @@ impl AcpFsError {
     }
 
     /// `-32002` exactly as the TypeScript SDK's `RequestError.resourceNotFound(uri)`.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn not_found(path: &str) -> Self {
         Self::new(ErrorKind::NotFound, format!("Resource not found: {path}"), json!({ "uri": path }))
     }
 
     /// A policy denial: `-32603` with `{errorKind, path, hint}`.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn denied(kind: ErrorKind, path: &str, hint: impl Into<String>) -> Self {
         Self::denied_because(kind, path, hint.into())
     }
 
     #[inline(never)]
+    #[cfg_attr(acp_fs_small, optimize(size))]
     fn denied_because(kind: ErrorKind, path: &str, hint: String) -> Self {
         Self::new(
             kind,
@@ -222,6 +229,7 @@ impl AcpFsError {
     }
 
     /// `-32601` for a method that is not served (unknown, or its capability is off).
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn method_not_found(method: &str) -> Self {
         Self::new(ErrorKind::MethodNotFound, format!("Method not found: {method}"), json!({ "method": method }))
     }
@@ -229,6 +237,7 @@ impl AcpFsError {
     /// `-32601` for a part this build of the engine left out (cargo feature `mcp`: the MCP tools
     /// and the agent's side), naming it and where it is built in. `@acp-fs/wasm`'s default module
     /// is built without it, so a web page that serves `fs/*` alone does not download it.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn not_built(part: &str) -> Self {
         Self::new(
             ErrorKind::MethodNotFound,
@@ -246,6 +255,7 @@ impl AcpFsError {
     }
 
     /// `-32603` `storage_error`: the host's storage failed in a way no other kind describes.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn storage(path: &str, message: &str) -> Self {
         Self::new(
             ErrorKind::StorageError,
@@ -255,26 +265,31 @@ impl AcpFsError {
     }
 
     /// `-32603` `internal`: a broken promise inside acp-fs or its driver (never the caller's fault).
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn internal(message: impl Into<String>) -> Self {
         Self::internal_because(message.into())
     }
 
     #[inline(never)]
+    #[cfg_attr(acp_fs_small, optimize(size))]
     fn internal_because(message: String) -> Self {
         Self::new(ErrorKind::Internal, format!("Internal error: {message}"), json!({ "errorKind": "internal" }))
     }
 
     /// `-32700`, for a transport that cannot even read a message (the raw dispatcher's own).
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn parse_error(reason: &str) -> Self {
         Self::new(ErrorKind::ParseError, "Parse error", json!({ "reason": reason }))
     }
 
     /// `-32600`: a message that is JSON but not a valid request.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn invalid_request(reason: &str) -> Self {
         Self::new(ErrorKind::InvalidRequest, "Invalid request", json!({ "reason": reason }))
     }
 
     /// The JSON-RPC `error` member: `{code, message, data?}`.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn to_json_rpc(&self) -> Value {
         serde_json::to_value(JsonRpcError::of(self)).expect("an error is JSON")
     }

@@ -24,6 +24,7 @@ pub(crate) enum Evidence<'a> {
 /// storage no longer holds its text. Reported by every request that finds it so, until the
 /// host reloads the document or the user types: a request that fails after the check does
 /// not swallow the news.
+#[cfg_attr(acp_fs_small, optimize(size))]
 pub(crate) fn check(shared: &Shared, name: &AbsPath, doc: &Document, evidence: Evidence<'_>) -> Option<String> {
     let stale = match evidence {
         Evidence::Whole(Some(text), identity) if same_text(&doc.text, text) => {

@@ -138,6 +138,7 @@ impl LineIndex {
     }
 
     /// Drops what is known about the file at `key` (a write landed there).
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn forget(&mut self, key: &str) {
         if let Some(e) = self.entries.remove(key) {
             self.order.remove(e.place);

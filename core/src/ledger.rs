@@ -129,6 +129,7 @@ impl Ledger {
         }
     }
 
+    #[cfg_attr(acp_fs_small, optimize(size))]
     fn forget(&mut self, key: &str) {
         if let Some(e) = self.entries.remove(key) {
             self.order.remove(e.place);
@@ -198,17 +199,20 @@ impl Ledgers {
         self.lock().sessions.get_mut(session)?.0.get(key)
     }
 
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn drop_session(&self, session: &str) {
         self.lock().sessions.remove(session);
     }
 
     /// `(entries, bytes)` of a session's ledger, for tests and hosts that watch memory.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn usage(&self, session: &str) -> (usize, usize) {
         self.lock().sessions.get(session).map_or((0, 0), |s| (s.0.entries.len(), s.0.bytes))
     }
 }
 
 /// Whether the text there now differs from what the agent saw.
+#[cfg_attr(acp_fs_small, optimize(size))]
 pub(crate) fn changed(seen: &Seen, seen_doc: Option<u64>, now: &Current<'_>) -> bool {
     if seen_doc.is_some() && seen_doc == now.document {
         return false;
@@ -236,6 +240,7 @@ pub(crate) fn key(path: &AbsPath) -> String {
 
 /// A three-way merge of line-based edits: `Some(text)` when the session's edit and the
 /// changes made since it read the file touch different lines, `None` when they overlap.
+#[cfg_attr(acp_fs_small, optimize(size))]
 pub(crate) fn merge(base: &str, current: &str, ours: &str) -> Option<String> {
     // diffy's arguments are (ancestor, ours, theirs): "ours" is what is there now, so a clean
     // merge keeps its text and applies the agent's edit on top.
@@ -263,6 +268,7 @@ impl Turns {
 
     /// Joins the queue of `key`; the ticket leaves it when dropped (the write ended, failed or
     /// was cancelled), whatever state it was in.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn enter(self: &Arc<Self>, key: String) -> Ticket {
         let mut s = self.lock();
         s.next += 1;
@@ -275,6 +281,7 @@ impl Turns {
     /// keys are queued in the same order on each (one of them has every turn first: no
     /// deadlock, whatever order they ask in).
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))] // the MCP tools' alone
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn enter_all(self: &Arc<Self>, keys: impl IntoIterator<Item = String>) -> Vec<Ticket> {
         let mut s = self.lock();
         s.next += 1;
@@ -290,6 +297,7 @@ impl Turns {
         tickets
     }
 
+    #[cfg_attr(acp_fs_small, optimize(size))]
     fn is_front(&self, key: &str, id: u64) -> bool {
         self.lock().queues.get(key).and_then(|q| q.front()) == Some(&id)
     }
@@ -313,6 +321,7 @@ impl Ticket {
 }
 
 impl Drop for Ticket {
+    #[cfg_attr(acp_fs_small, optimize(size))]
     fn drop(&mut self) {
         let wakers = {
             let mut s = self.turns.lock();
@@ -347,6 +356,7 @@ impl Turn {
     }
 
     /// Blocks the thread until the turn has come.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn wait(&self) {
         let mut s = self.turns.lock();
         loop {

@@ -35,6 +35,10 @@
 #![cfg_attr(not(all(windows, feature = "disk")), forbid(unsafe_code))]
 #![cfg_attr(all(windows, feature = "disk"), deny(unsafe_code))]
 #![warn(missing_docs)]
+// `acp_fs_small`, set only by the fs/* wasm build (scripts/build-wasm.sh), optimizes for size the
+// code a small read never runs: the write path, errors, options, sessions and documents
+// (`#[cfg_attr(acp_fs_small, optimize(size))]`; docs/toolchain.md#cold-code-optimized-for-size).
+#![cfg_attr(acp_fs_small, feature(optimize_attribute))]
 
 // The contract: the ACP wire types, errors, options and what a request leaves behind.
 mod error;

@@ -103,12 +103,14 @@ impl Operation {
     }
 
     /// Abandons the request: `-32800`, and no I/O after the last answered step.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn cancel(&mut self) -> Outcome {
         self.fail(AcpFsError::cancelled())
     }
 
     /// Ends the request with `error` (a driver that cannot answer, e.g. a host value that
     /// does not convert); no I/O after the last answered step.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn fail(&mut self, error: AcpFsError) -> Outcome {
         self.logic = None;
         self.outcome(Err(error))

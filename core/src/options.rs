@@ -141,6 +141,7 @@ pub struct Options {
 pub const DEFAULT_DENY: [&str; 5] = [".env*", "*.pem", "*.key", "id_rsa*", "write:.git/"];
 
 impl Default for Options {
+    #[cfg_attr(acp_fs_small, optimize(size))]
     fn default() -> Self {
         Options {
             past_end: PastEnd::Error,
@@ -184,6 +185,7 @@ impl Options {
     /// let misspelt = Options::from_json(&serde_json::json!({ "maxReadByte": 1 })).unwrap_err();
     /// assert_eq!(misspelt.data["field"], "maxReadByte");
     /// ```
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn from_json(value: &serde_json::Value) -> Result<Options, AcpFsError> {
         let mut o = Options::default();
         settings::members(value, "options", "struct Options", &mut |name, v| {
@@ -298,6 +300,7 @@ impl SessionOptions {
     /// let misspelt = SessionOptions::from_json(&serde_json::json!({ "agnet": "gemini-cli" })).unwrap_err();
     /// assert_eq!(misspelt.data["field"], "agnet");
     /// ```
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn from_json(value: &serde_json::Value) -> Result<SessionOptions, AcpFsError> {
         let mut session = SessionOptions::default();
         settings::members(value, "session", "struct SessionOptions", &mut |name, v| {
@@ -348,6 +351,7 @@ enum DenyRules {
     List(Vec<String>),
 }
 
+#[cfg_attr(acp_fs_small, optimize(size))]
 fn deny_rules(value: &Value) -> Result<Vec<String>, serde_json::Error> {
     match value {
         Value::Bool(true) => Ok(Options::default().deny),
@@ -369,6 +373,7 @@ pub(crate) struct Policy {
 }
 
 impl Policy {
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn new(options: Options) -> Result<Policy, AcpFsError> {
         let parse_all = |field: &str, list: &[String]| -> Result<Vec<AbsPath>, AcpFsError> {
             list.iter()

@@ -7,6 +7,7 @@ use crate::storage::{StorageError, StorageErrorKind};
 use crate::text::NotText;
 
 /// Maps a storage failure on `path` to the answer the agent gets.
+#[cfg_attr(acp_fs_small, optimize(size))]
 pub(crate) fn storage_error(e: StorageError, path: &AbsPath) -> AcpFsError {
     let p = path.as_str();
     match e.kind {
@@ -28,6 +29,7 @@ pub(crate) fn storage_error(e: StorageError, path: &AbsPath) -> AcpFsError {
 }
 
 /// Content that is not text, read or about to be replaced.
+#[cfg_attr(acp_fs_small, optimize(size))]
 pub(crate) fn not_text(e: NotText, requested: &AbsPath) -> AcpFsError {
     match e {
         NotText::Binary => AcpFsError::denied(
@@ -44,6 +46,7 @@ pub(crate) fn not_text(e: NotText, requested: &AbsPath) -> AcpFsError {
 }
 
 /// `file_too_large`, with `hint` saying which limit was met and what to do instead.
+#[cfg_attr(acp_fs_small, optimize(size))]
 pub(crate) fn too_large(requested: &AbsPath, max: u64, hint: &str) -> AcpFsError {
     AcpFsError::denied(ErrorKind::FileTooLarge, requested.as_str(), format!("{hint} (limit {max} bytes)"))
 }

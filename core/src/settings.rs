@@ -12,6 +12,7 @@ use serde::de::{Error as _, Unexpected};
 use serde_json::{Error, Value};
 
 /// serde's name for what `value` is (`unexpected` of serde_json's own values).
+#[cfg_attr(acp_fs_small, optimize(size))]
 fn unexpected(value: &Value) -> Unexpected<'_> {
     match value {
         Value::Null => Unexpected::Unit,
@@ -28,6 +29,7 @@ fn unexpected(value: &Value) -> Unexpected<'_> {
 }
 
 /// `value` is not what `expected` names.
+#[cfg_attr(acp_fs_small, optimize(size))]
 pub(crate) fn wrong_type(value: &Value, expected: &str) -> Error {
     Error::invalid_type(unexpected(value), &expected)
 }
@@ -35,6 +37,7 @@ pub(crate) fn wrong_type(value: &Value, expected: &str) -> Error {
 /// Each member of the settings object `value` given to `member` (its name, its value), in the
 /// object's order; `null` is every default. The first member `member` refuses is `-32602` naming
 /// it, with serde's message; a value that is no object is that error naming `whole`.
+#[cfg_attr(acp_fs_small, optimize(size))]
 pub(crate) fn members(
     value: &Value,
     whole: &str,
@@ -54,20 +57,24 @@ pub(crate) fn members(
 }
 
 /// A member no field has that name: serde's `deny_unknown_fields` message.
+#[cfg_attr(acp_fs_small, optimize(size))]
 pub(crate) fn unknown(name: &str, fields: &'static [&'static str]) -> Error {
     Error::unknown_field(name, fields)
 }
 
+#[cfg_attr(acp_fs_small, optimize(size))]
 pub(crate) fn boolean(value: &Value) -> Result<bool, Error> {
     value.as_bool().ok_or_else(|| wrong_type(value, "a boolean"))
 }
 
+#[cfg_attr(acp_fs_small, optimize(size))]
 pub(crate) fn strings(value: &Value) -> Result<Vec<String>, Error> {
     let Value::Array(list) = value else { return Err(wrong_type(value, "a sequence")) };
     list.iter().map(|s| s.as_str().map(str::to_owned).ok_or_else(|| wrong_type(s, "a string"))).collect()
 }
 
 /// `null` is `None`, as serde reads an `Option`.
+#[cfg_attr(acp_fs_small, optimize(size))]
 pub(crate) fn optional<T>(value: &Value, read: impl FnOnce(&Value) -> Result<T, Error>) -> Result<Option<T>, Error> {
     if value.is_null() {
         return Ok(None);
@@ -77,6 +84,7 @@ pub(crate) fn optional<T>(value: &Value, read: impl FnOnce(&Value) -> Result<T, 
 
 /// Which of `variants` (a unit enum's names) `value` names: its name as a string, or as the
 /// single key of an object whose value is `null` (both forms serde takes).
+#[cfg_attr(acp_fs_small, optimize(size))]
 pub(crate) fn variant(value: &Value, variants: &'static [&'static str]) -> Result<usize, Error> {
     let (name, inner) = match value {
         Value::String(name) => (name, None),
@@ -98,6 +106,7 @@ pub(crate) fn variant(value: &Value, variants: &'static [&'static str]) -> Resul
 
 /// A byte count. A JS number past 2^31 crosses some bindings as a float (napi), so `5e9` is the
 /// integer 5000000000 however it came; a fraction, a negative or a number past `u64` is refused.
+#[cfg_attr(acp_fs_small, optimize(size))]
 pub(crate) fn byte_count(value: &Value) -> Result<u64, Error> {
     let Value::Number(n) = value else { return Err(wrong_type(value, "u64")) };
     if let Some(count) = n.as_u64() {

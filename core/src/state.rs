@@ -47,6 +47,7 @@ pub(crate) struct Document {
 
 impl Shared {
     /// No sessions and no documents yet.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn new(policy: Policy, caps: StorageCaps) -> Shared {
         Shared {
             policy,
@@ -65,6 +66,7 @@ impl Shared {
     }
 
     /// Sets (or replaces) a session's root set and agent.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn open_session(&self, session_id: &str, roots: Arc<[AbsPath]>, agent: Option<KnownAgent>) {
         write_lock(&self.sessions).insert(session_id.to_owned(), Session { roots, agent });
     }
@@ -75,6 +77,7 @@ impl Shared {
     }
 
     /// Forgets the session's roots, then its read ledger.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn close_session(&self, session_id: &str) {
         write_lock(&self.sessions).remove(session_id);
         self.ledgers.drop_session(session_id);
@@ -110,6 +113,7 @@ impl Shared {
     }
 
     /// Sets a document's text with a new version; `clean`: it matches storage.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn put_document(&self, path: &AbsPath, text: &str, clean: bool) -> u64 {
         let version = self.document_clock.fetch_add(1, Ordering::Relaxed) + 1;
         let doc = Document { text: Arc::from(text), version, clean, verified: None };
@@ -118,6 +122,7 @@ impl Shared {
     }
 
     /// Marks an open document as matching storage (it was saved); false when it is not open.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn mark_clean(&self, path: &AbsPath) -> bool {
         match write_lock(&self.documents).get_mut(path.as_str()) {
             Some(doc) => {
@@ -143,6 +148,7 @@ impl Shared {
     /// below it now has the name it has after the move, text, version and state unchanged.
     /// Answers the names moved, old and new.
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))] // the MCP tools' alone
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn move_documents(&self, from: &AbsPath, to: &AbsPath) -> Vec<(AbsPath, AbsPath)> {
         let mut docs = write_lock(&self.documents);
         let moving: Vec<AbsPath> =
@@ -159,6 +165,7 @@ impl Shared {
         moved
     }
 
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn close_document(&self, path: &AbsPath) {
         write_lock(&self.documents).remove(path.as_str());
     }

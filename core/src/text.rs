@@ -80,6 +80,7 @@ pub fn decode_utf16(body: &[u8], unit: fn([u8; 2]) -> u16) -> Result<String, Not
 
 /// Encodes text for a file of `encoding`. A leading U+FEFF in `text` is taken as the BOM
 /// itself, so a BOM is never doubled.
+#[cfg_attr(acp_fs_small, optimize(size))]
 pub fn encode(text: &str, encoding: Encoding) -> Vec<u8> {
     let text = strip_bom(text);
     match encoding {
@@ -90,6 +91,7 @@ pub fn encode(text: &str, encoding: Encoding) -> Vec<u8> {
     }
 }
 
+#[cfg_attr(acp_fs_small, optimize(size))]
 fn utf16(text: &str, bom: [u8; 2], bytes: fn(u16) -> [u8; 2]) -> Vec<u8> {
     let mut out = Vec::with_capacity(2 + text.len() * 2);
     out.extend_from_slice(&bom);
@@ -113,6 +115,7 @@ pub fn uses_crlf(text: &str) -> bool {
 }
 
 /// `\n` → `\r\n`, for content that has no `\r` at all.
+#[cfg_attr(acp_fs_small, optimize(size))]
 pub fn to_crlf(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 32);
     let mut rest = text;

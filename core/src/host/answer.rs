@@ -137,6 +137,7 @@ fn fold_id(id: &str) -> u64 {
 
 impl HostAnswer {
     /// A storage error answer (bytes a binding could not take in, say).
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn storage_error(message: impl Into<String>) -> HostAnswer {
         HostAnswer {
             error: Some(HostError { message: Some(message.into()), ..HostError::default() }),
@@ -146,6 +147,7 @@ impl HostAnswer {
 
     /// The answer for `len` bytes a binding could not take into the engine's memory (a file
     /// larger than a wasm32 address space): the storage failed to deliver, the engine lives on.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn bytes_do_not_fit(len: u64) -> HostAnswer {
         HostAnswer::storage_error(format!("{len} bytes do not fit in the engine's memory"))
     }
@@ -207,6 +209,7 @@ impl HostAnswer {
 
 /// Host error codes and names (Node `code`, DOMException `name`, VS Code `FileSystemError`)
 /// to the kinds the engine understands.
+#[cfg_attr(acp_fs_small, optimize(size))]
 pub fn classify(code: &str, name: &str) -> StorageErrorKind {
     match (code, name) {
         ("ERR_ACP_FS_ESCAPE", _) => StorageErrorKind::SymlinkEscape,

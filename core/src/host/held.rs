@@ -57,21 +57,25 @@ impl HeldOperations {
     }
 
     /// [`HostOperation::audit`] of operation `id`.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn audit(&self, id: u32) -> Option<AuditEvent> {
         self.get(id)?.audit()
     }
 
     /// [`HostOperation::cancel`] of operation `id`.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn cancel(&self, id: u32) -> HostOutcome {
         self.get(id).map_or_else(|| not_held(id), |op| op.cancel())
     }
 
     /// [`HostOperation::refuse`] of operation `id`.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn refuse(&self, id: u32, field: &str, reason: &str) -> HostOutcome {
         self.get(id).map_or_else(|| not_held(id), |op| op.refuse(field, reason))
     }
 
     /// [`HostOperation::abort`] of operation `id`.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn abort(&self, id: u32, reason: &str) -> HostOutcome {
         self.get(id).map_or_else(|| not_held(id), |op| op.abort(reason))
     }
@@ -93,6 +97,7 @@ impl HeldOperations {
 }
 
 /// The outcome of a call naming an operation that is not held.
+#[cfg_attr(acp_fs_small, optimize(size))]
 fn not_held(id: u32) -> HostOutcome {
     HostOutcome::internal(format!("no operation {id}: it was released or never started"))
 }

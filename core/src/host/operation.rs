@@ -107,12 +107,14 @@ impl HostOperation {
 
     /// The audit event of the request once it has ended (semantics.md §7; `durationMs` is the
     /// driver's to stamp), `None` before.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn audit(&self) -> Option<AuditEvent> {
         self.lock().audit.clone()
     }
 
     /// Abandons the request: `-32800`, and no I/O after the last answered step. A write the
     /// disk loop finished while this waited for it is reported as it happened (semantics.md §6).
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn cancel(&self) -> HostOutcome {
         self.end(AcpFsError::cancelled())
     }
@@ -123,21 +125,25 @@ impl HostOperation {
     /// something, with what it did (semantics.md §6). For a driver whose thread must not block
     /// on [`cancel`](Self::cancel) while a disk io runs.
     #[cfg(feature = "disk")]
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn stop(&self) {
         self.cancelled.store(true, Ordering::SeqCst);
     }
 
     /// Ends the request with `-32602` naming `field`: params the driver refused before the
     /// engine saw them (no JSON form). It is reported (audit event) like any request.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn refuse(&self, field: &str, reason: &str) -> HostOutcome {
         self.end(AcpFsError::invalid_params(field, reason))
     }
 
     /// Ends the request with an `internal` error (the driver broke its own promise).
+    #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn abort(&self, reason: &str) -> HostOutcome {
         self.end(AcpFsError::internal(reason))
     }
 
+    #[cfg_attr(acp_fs_small, optimize(size))]
     fn end(&self, error: AcpFsError) -> HostOutcome {
         self.cancelled.store(true, Ordering::SeqCst);
         let mut state = self.lock();
@@ -193,6 +199,7 @@ impl HostOperation {
     }
 
     /// The outcome of an operation whose own state cannot be trusted after a panic.
+    #[cfg_attr(acp_fs_small, optimize(size))]
     fn broken(&self, message: String) -> Outcome {
         let error = AcpFsError::internal(message);
         Outcome { audit: AuditEvent::failed(self.kind, &error), result: Err(error), change: None, stale_document: None }
@@ -234,6 +241,7 @@ impl HostOperation {
     }
 }
 
+#[cfg_attr(acp_fs_small, optimize(size))]
 pub(super) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     match (payload.downcast_ref::<&str>(), payload.downcast_ref::<String>()) {
         (Some(s), _) => format!("panic in acp-fs: {s}"),
