@@ -1,10 +1,11 @@
 //! What the raw dispatcher costs before any io: one JSON-RPC message classified, its id kept and
 //! its params checked into a request (`AcpFs::dispatch`, the path of `handle()` in every host).
-//! A small read with `_meta`, and a write of 4 KB of source text with its escapes.
+//! A small read with `_meta`, and a write of 4 KB of source text with its escapes. Then a whole
+//! 4 KB read through `handle()` over a `MemoryStorage`, its reply written.
 //!
 //! `cargo bench -p acp-fs --bench dispatch`
 
-use acp_fs::{AcpFs, Dispatch, Options, StorageCaps};
+use acp_fs::{AcpFs, DefaultHost, Dispatch, MemoryStorage, Options, Storage, StorageCaps};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 
@@ -26,6 +27,20 @@ fn dispatch(c: &mut Criterion) {
         assert!(matches!(fs.dispatch(&message), Dispatch::Call(_)), "{name} is a call");
         c.bench_function(&format!("dispatch/{name}"), |b| b.iter(|| black_box(fs.dispatch(black_box(&message)))));
     }
+    let storage = MemoryStorage::new();
+    let mut text = String::new();
+    while text.len() < 4096 {
+        text.push_str("\tlet value = compute(\"input\", options); // a line of ordinary source code\n");
+    }
+    storage.put("/project/a.txt", &text);
+    let fs =
+        AcpFs::new(Options { roots: Some(vec!["/project".into()]), ..Options::default() }, storage.caps()).unwrap();
+    let read =
+        r#"{"jsonrpc":"2.0","id":3,"method":"fs/read_text_file","params":{"sessionId":"s","path":"/project/a.txt"}}"#;
+    assert!(fs.handle(&storage, &DefaultHost, read).is_some_and(|r| r.contains("compute")));
+    c.bench_function("dispatch/handle a whole 4 KB read", |b| {
+        b.iter(|| black_box(fs.handle(&storage, &DefaultHost, black_box(read))))
+    });
 }
 
 criterion_group!(benches, dispatch);
