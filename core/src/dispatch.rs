@@ -250,8 +250,8 @@ impl AcpFs {
             // As sent: the id of the request it names is kept as sent too, and the driver reads
             // both as JSON before it compares them.
             let members = msg.params.map(checked_members).and_then(Result::ok).flatten().unwrap_or_default();
-            return match members.into_iter().rev().find(|(name, _)| name == "requestId") {
-                Some((_, id)) => Dispatch::Cancel(id.get().to_owned()),
+            return match members.into_iter().rev().find(|m| m.name == "requestId") {
+                Some(id) => Dispatch::Cancel(id.raw.get().to_owned()),
                 None => Dispatch::NotMine,
             };
         }
@@ -397,16 +397,27 @@ impl<'a> Message<'a> {
     }
 }
 
-/// The members of params as raw text, each after the checks every member gets whether it is
-/// read or not; `None` when params is not an object. `Err` is the `-32602` naming the
-/// top-level member at fault (`params` itself when params is not an object), the first in
-/// order (semantics.md §8.1):
+/// One member of params after the checks every member gets whether it is read or not.
+pub(crate) struct Checked<'a> {
+    pub name: String,
+    /// The value's JSON text, as sent.
+    pub raw: &'a RawValue,
+    /// The value when it is a JSON string: read here, since reading it is how a lone surrogate
+    /// in it is found (the text is valid JSON, so a string that does not read has one), and a
+    /// write's content is not gone over twice.
+    pub string: Option<String>,
+}
+
+/// The members of params, each after the checks every member gets whether it is read or not;
+/// `None` when params is not an object. `Err` is the `-32602` naming the top-level member at
+/// fault (`params` itself when params is not an object), the first in order (semantics.md
+/// §8.1):
 /// - a string escape with a lone surrogate is refused: replacing it would write or read
 ///   something other than what was sent;
 /// - nesting deeper than serde_json's limit is refused;
 /// - a number beyond f64's range is no fault here: each field judges it as the too-large
 ///   number it is ([`json_text::number`]), and anywhere else it is not read.
-pub(crate) fn checked_members(raw: &RawValue) -> Result<Option<Vec<(String, &RawValue)>>, AcpFsError> {
+pub(crate) fn checked_members(raw: &RawValue) -> Result<Option<Vec<Checked<'_>>>, AcpFsError> {
     let text = raw.get();
     if !text.starts_with('{') {
         return json_text::check_member(text).map(|()| None).map_err(|why| AcpFsError::invalid_params("params", why));
@@ -415,12 +426,17 @@ pub(crate) fn checked_members(raw: &RawValue) -> Result<Option<Vec<(String, &Raw
         .map_err(|e| AcpFsError::invalid_params("params", format!("is not valid JSON: {e}")))?
         .0;
     let mut checked = Vec::with_capacity(members.len());
-    for (key, value) in members {
+    for (key, raw) in members {
         let Some(name) = json_text::name(key) else {
             return Err(AcpFsError::invalid_params(&json_text::repaired(key.get()), LONE));
         };
-        json_text::check_member(value.get()).map_err(|why| AcpFsError::invalid_params(&name, why))?;
-        checked.push((name, value));
+        let string = if raw.get().starts_with('"') {
+            Some(serde_json::from_str::<String>(raw.get()).map_err(|_| AcpFsError::invalid_params(&name, LONE))?)
+        } else {
+            json_text::check_member(raw.get()).map_err(|why| AcpFsError::invalid_params(&name, why))?;
+            None
+        };
+        checked.push(Checked { name, raw, string });
     }
     Ok(Some(checked))
 }
@@ -434,9 +450,13 @@ pub(crate) fn decode_params(raw: &RawValue) -> Result<Value, AcpFsError> {
         return value(raw.get()).map_err(|e| AcpFsError::invalid_params("params", format!("is not valid JSON: {e}")));
     };
     let mut object = serde_json::Map::new();
-    for (name, text) in members {
-        let member =
-            value(text.get()).map_err(|e| AcpFsError::invalid_params(&name, format!("is not valid JSON: {e}")))?;
+    for Checked { name, raw, string } in members {
+        let member = match string {
+            Some(string) => Value::String(string),
+            None => {
+                value(raw.get()).map_err(|e| AcpFsError::invalid_params(&name, format!("is not valid JSON: {e}")))?
+            }
+        };
         object.insert(name, member);
     }
     Ok(Value::Object(object))

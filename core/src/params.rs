@@ -4,11 +4,11 @@
 //! ([`FlatParams`]); either becomes [`Params`], the members validation reads, so each rule and
 //! each message is written once.
 
+use crate::dispatch::Checked;
 use crate::error::AcpFsError;
 use crate::json_text::{self, RawMembers};
 use crate::path::AbsPath;
 use crate::text::{self, SNIFF_BYTES};
-use serde_json::value::RawValue;
 use serde_json::Value;
 
 /// Params whose members are all scalars, as a binding hands them over without building a JSON
@@ -75,19 +75,21 @@ impl From<&Value> for Params {
 }
 
 impl Params {
-    /// The members of params sent as JSON text (`dispatch::checked_members`: each checked, its
-    /// value still raw text; `None` when params is no object), read as a parsed JSON value would
-    /// give them, without building one.
-    pub(crate) fn of_text(members: Option<Vec<(String, &RawValue)>>) -> Params {
-        let Some(raw) = members else { return Params(None) };
+    /// The members of params sent as JSON text ([`checked_members`](crate::dispatch::checked_members):
+    /// each checked, a string read, anything else still raw text; `None` when params is no
+    /// object), read as a parsed JSON value would give them, without building one.
+    pub(crate) fn of_text(members: Option<Vec<Checked<'_>>>) -> Params {
+        let Some(checked) = members else { return Params(None) };
         let mut members = Box::<Members>::default();
-        for (name, value) in raw {
+        for Checked { name, raw, string } in checked {
             if let Some(at) = place(&name) {
-                let text = value.get();
-                members.values[at] = Some(Member::of_text(text));
                 if at == META {
-                    members.traceparent = traceparent(text);
+                    members.traceparent = traceparent(raw.get());
                 }
+                members.values[at] = Some(match string {
+                    Some(string) => Member::Text(string),
+                    None => Member::of_text(raw.get()),
+                });
             }
         }
         Params(Some(members))
@@ -169,12 +171,11 @@ impl Member {
         }
     }
 
-    /// A member's raw JSON text (checked: no lone surrogate), as [`Member::of_json`] reads the
-    /// value serde_json would parse from it.
+    /// A member's raw JSON text, not a string (read already: `Checked::string`), as
+    /// [`Member::of_json`] reads the value serde_json would parse from it.
     fn of_text(text: &str) -> Member {
         match text.as_bytes().first() {
             Some(b'n') => Member::Null,
-            Some(b'"') => serde_json::from_str(text).map_or(Member::Other, Member::Text),
             Some(b'-' | b'0'..=b'9') => {
                 let (value, whole) = json_text::number(text);
                 Member::Number(value, whole)
