@@ -355,6 +355,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use serde_json::json;
+    use serde_json::value::RawValue;
 
     fn field(r: Result<ReadParams, AcpFsError>) -> String {
         r.unwrap_err().data["field"].as_str().unwrap().to_owned()
@@ -521,14 +522,20 @@ mod tests {
             for (name, value) in members {
                 flat.push(&name, value);
             }
+            // And as the raw dispatcher reads the same text, member by member.
+            let raw: &RawValue = serde_json::from_str(&text).unwrap();
+            let as_text = || Params::of_text(crate::dispatch::checked_members(raw).unwrap());
             for lenient in [false, true] {
-                let (f, j) = (read(flat.clone().into(), lenient), read((&json).into(), lenient));
+                let (f, j, t) = (read(flat.clone().into(), lenient), read((&json).into(), lenient), read(as_text(), lenient));
                 prop_assert_eq!(format!("{f:?}"), format!("{j:?}"), "{}", text);
-                let (f, j) = (write(flat.clone().into(), lenient), write((&json).into(), lenient));
+                prop_assert_eq!(format!("{t:?}"), format!("{j:?}"), "{}", text);
+                let (f, j, t) = (write(flat.clone().into(), lenient), write((&json).into(), lenient), write(as_text(), lenient));
                 prop_assert_eq!(format!("{f:?}"), format!("{j:?}"), "{}", text);
+                prop_assert_eq!(format!("{t:?}"), format!("{j:?}"), "{}", text);
             }
-            let (f, j) = (Echo::of(&flat.into()), Echo::of(&(&json).into()));
+            let (f, j, t) = (Echo::of(&flat.into()), Echo::of(&(&json).into()), Echo::of(&as_text()));
             prop_assert_eq!(format!("{f:?}"), format!("{j:?}"), "{}", text);
+            prop_assert_eq!(format!("{t:?}"), format!("{j:?}"), "{}", text);
         }
     }
 }
