@@ -1,6 +1,7 @@
 //! A message's JSON text read member by member, without serde_json's `Value`: the raw text of
 //! an object's members, and the checks semantics.md §8.1 makes of every member whether it is
-//! read or not (a lone surrogate escape, nesting deeper than 128 levels).
+//! read or not (a lone surrogate escape, nesting deeper than 128 levels). For the MCP tools,
+//! which read their arguments as a `Value`, [`value`] reads one without the visitor's token.
 //!
 //! `Value` is not used for what a peer sends to the fs methods for two reasons. With the
 //! `raw_value` feature its visitor takes an object whose only member is named
@@ -17,7 +18,7 @@ use serde_json::value::RawValue;
 pub(crate) const LONE: &str = "is not valid Unicode (a string escape with a lone surrogate)";
 
 /// The reason given for a member nested too deep.
-pub(crate) const TOO_DEEP: &str = "is nested deeper than 128 levels";
+const TOO_DEEP: &str = "is nested deeper than 128 levels";
 
 /// serde_json refuses the 128th level of arrays and objects one inside another (its recursion
 /// limit): a member that deep could not be read as a `Value`, and is refused the same way.

@@ -1,8 +1,9 @@
 //! Request validation: every field checked, the first bad one named (semantics.md §2, §8).
 //!
-//! Params arrive as a JSON value, or as flat members a binding read without building one
-//! ([`FlatParams`]); either becomes [`Params`], the members validation reads, so each rule and
-//! each message is written once.
+//! Params arrive as a JSON value, as flat members a binding read without building one
+//! ([`FlatParams`]), or as JSON text read member by member (`Params::of_text`, the raw
+//! dispatcher's); each becomes [`Params`], the members validation reads, so each rule and each
+//! message is written once.
 
 use crate::dispatch::Checked;
 use crate::error::AcpFsError;
