@@ -18,15 +18,15 @@
 //!
 //! # Adding a tool
 //!
-//! A tool is one `const` [`Tool`](registry::Tool) in the module of its family, listed once in
-//! [`registry::TOOLS`] (that list is `tools/list`'s order and `tools/call`'s lookup). It declares:
+//! A tool is one `const` `Tool` (`registry.rs`) in the module of its family, listed once in
+//! `registry::TOOLS` (that list is `tools/list`'s order and `tools/call`'s lookup). It declares:
 //! - `name`, `title`, `description` (the roots are appended), `inputSchema` (`input`; its
 //!   `properties` are the only arguments accepted, any other is refused by name before `start`
 //!   runs), `outputSchema` (`output`, the shape of `structuredContent`), `annotations`;
-//! - `needs`: the [`Need`](registry::Need)s it has of the engine and storage (writes, listing,
+//! - `needs`: the `Need`s it has of the engine and storage (writes, listing,
 //!   rename, make-dir); a tool whose need is unmet is left out of `tools/list` and is an unknown
 //!   tool to `tools/call` ([`McpServer::unavailable`] says why);
-//! - `start`: builds the [`Operation`] from the [`Call`](arguments::Call) (typed argument getters
+//! - `start`: builds the [`Operation`] from the `Call` (`arguments.rs`: typed argument getters
 //!   with precise errors; `Call::path` resolves a relative path against the session's cwd). The
 //!   operation is an `async fn` over the `Channel` asks, like `read.rs`, and ends with
 //!   `output::done(result, bytes)`, `result` being the whole tool result (`output::text`,
