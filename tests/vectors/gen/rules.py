@@ -141,6 +141,7 @@ RULES = [
     ("81.zed-compat", "§8.1", "`zedCompat` outside-roots reads answer exactly like a missing file: `Resource not found: <path>`, data `{uri: <path>}`"),
     ("81.raw-no-params", "§8.1", "Raw: a request without `params` is `-32602` field `params`"),
     ("81.raw-null-id", "§8.1", "Raw: `\"id\": null` is a request and is answered with `id: null`"),
+    ("81.raw-envelope-twice", "§8.1", "Raw: a message naming `jsonrpc`, `id`, `method` or `params` twice is `-32700` with id `null` (which one is meant cannot be known); another member named twice is not a fault"),
     ("81.raw-cancel", "§8.1", "Raw: `$/cancel_request` is not answered by `handle()`"),
     ("81.raw-other-method", "§8.1", "Raw: a message with another method is not ours whatever else is wrong with it"),
     ("81.raw-invalid-id", "§8.1", "Raw: a `-32600` answer carries the request's id when that id is valid, else `null`"),

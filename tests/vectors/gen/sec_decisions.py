@@ -769,6 +769,21 @@ def dispatch():
           files=F, raw=R('{"sessionId":"s1","path":"/project/a.txt","_meta":{"a":%s1%s}}' % ("[" * 200, "]" * 200), 17),
           expect=raw_err(-32602, 17, field="_meta")),
     ]
+    tw = "§8.1 raw: a message naming an envelope member twice is -32700 with id null"
+    v += [
+        V("raw-id-twice", tw + " (two ids: which to answer cannot be known)", ["81.raw-envelope-twice", "8.raw-parse", "6.parse"],
+          files=F, raw='{"jsonrpc":"2.0","id":21,"id":22,"method":"fs/read_text_file","params":{"sessionId":"s1","path":"/project/a.txt"}}',
+          expect=raw_err(-32700, None)),
+        V("raw-method-twice", tw + " (two methods, even the same one)", ["81.raw-envelope-twice", "8.raw-parse"],
+          files=F, raw='{"jsonrpc":"2.0","id":23,"method":"fs/read_text_file","method":"fs/read_text_file","params":{"sessionId":"s1","path":"/project/a.txt"}}',
+          expect=raw_err(-32700, None)),
+        V("raw-params-twice", tw + " (two params: nothing is written)", ["81.raw-envelope-twice", "8.raw-parse"],
+          files=F, raw='{"jsonrpc":"2.0","id":24,"method":"fs/write_text_file","params":{"sessionId":"s1","path":"/project/n.txt","content":"a"},"params":{"sessionId":"s1","path":"/project/n.txt","content":"b"}}',
+          expect={**raw_err(-32700, None), **NA}),
+        V("raw-other-member-twice", "§8.1 raw: another member named twice is not a fault: served", ["81.raw-envelope-twice"],
+          files=F, raw='{"jsonrpc":"2.0","id":25,"x":1,"x":2,"method":"fs/read_text_file","params":{"sessionId":"s1","path":"/project/a.txt"}}',
+          expect={"raw": resp_ok(25, {"content": "x"})}),
+    ]
     # serde_json's `Value` takes an object whose only member is named this for the JSON text in
     # that member's string: the dispatcher must not, an object is an object.
     tok = '{"$serde_json::private::RawValue":"\\"/project/a.txt\\""}'
