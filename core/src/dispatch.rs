@@ -7,8 +7,6 @@ use crate::operation::{Operation, Outcome};
 use crate::params::Params;
 use crate::protocol::{Response, READ_TEXT_FILE, WRITE_TEXT_FILE};
 use crate::storage::{Host, Storage};
-use serde::de::{MapAccess, Visitor};
-use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -63,30 +61,17 @@ struct Members<'a> {
     lone_surrogate: bool,
 }
 
-impl<'de> Deserialize<'de> for Members<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(MembersVisitor)
-    }
-}
-
-struct MembersVisitor;
-
-impl<'de> Visitor<'de> for MembersVisitor {
-    type Value = Members<'de>;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a JSON-RPC message object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members<'de>, A::Error> {
+impl<'a> Members<'a> {
+    /// The members of a message object (valid JSON, each name at most once among the four);
+    /// `None` when it is not.
+    fn of(message: &'a str) -> Option<Members<'a>> {
         let mut m = Members { jsonrpc: None, id: None, method: None, params: None, lone_surrogate: false };
-        while let Some(key) = map.next_key::<&'de RawValue>()? {
-            let value: &'de RawValue = map.next_value()?;
-            let Ok(name) = serde_json::from_str::<std::borrow::Cow<'_, str>>(key.get()) else {
+        for (key, value) in serde_json::from_str::<RawMembers>(message).ok()?.0 {
+            let Some(name) = json_text::name(key) else {
                 m.lone_surrogate = true;
                 continue;
             };
-            let slot = match name.as_ref() {
+            let slot = match name.as_str() {
                 "jsonrpc" => &mut m.jsonrpc,
                 "id" => &mut m.id,
                 "method" => &mut m.method,
@@ -98,10 +83,10 @@ impl<'de> Visitor<'de> for MembersVisitor {
             };
             // Which of two ids or methods is meant cannot be known.
             if slot.replace(value).is_some() {
-                return Err(serde::de::Error::custom(format_args!("duplicate member {name:?}")));
+                return None;
             }
         }
-        Ok(m)
+        Some(m)
     }
 }
 
@@ -334,7 +319,7 @@ pub(crate) fn parse(message: &str) -> Result<Option<Message<'_>>, String> {
     // Members are raw JSON text, which serde checks for syntax only, so an object that fails
     // here is not valid JSON (or names a member twice).
     let object = message.trim_start().starts_with('{');
-    let parsed = if object { serde_json::from_str::<Members>(message).ok() } else { None };
+    let parsed = if object { Members::of(message) } else { None };
     let members = match parsed {
         Some(m) => m,
         None if object => return Err(respond("null", Err(AcpFsError::parse_error("the message is not valid JSON")))),
