@@ -491,22 +491,25 @@ mod tests {
     }
 
     #[test]
-    fn an_error_reply_holds_the_errors_json_rpc_object() {
-        // `cancelled` has no data: the member is left out.
-        let errors =
-            [AcpFsError::not_found("/p/\"q\".txt"), AcpFsError::invalid_params("line", "no"), AcpFsError::cancelled()];
-        for e in errors {
-            let want = serde_json::json!({"jsonrpc": "2.0", "id": "x", "error": e.to_json_rpc()});
-            assert_eq!(respond(r#""x""#, Err(e.clone())), serde_json::to_string(&want).unwrap());
+    fn an_error_reply_is_the_contracts_error_object() {
+        // semantics.md §6: a missing file's message and `{uri}`, escaped as JSON in the reply.
+        assert_eq!(
+            respond(r#""x""#, Err(AcpFsError::not_found("/p/\"q\".txt"))),
+            r#"{"jsonrpc":"2.0","id":"x","error":{"code":-32002,"message":"Resource not found: /p/\"q\".txt","data":{"uri":"/p/\"q\".txt"}}}"#
+        );
+        let reply: Value = serde_json::from_str(&respond("7", Err(AcpFsError::invalid_params("line", "no")))).unwrap();
+        assert_eq!(reply["error"]["code"], -32602);
+        assert_eq!(reply["error"]["data"], serde_json::json!({"field": "line", "reason": "no"}));
+        // A cancellation has no data: the member is left out, not null.
+        assert_eq!(
+            respond("7", Err(AcpFsError::cancelled())),
+            r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32800,"message":"Request cancelled"}}"#
+        );
+        // `to_json_rpc` is the same object.
+        for e in [AcpFsError::not_found("/p/a"), AcpFsError::cancelled()] {
+            let want = serde_json::json!({"jsonrpc": "2.0", "id": 7, "error": e.to_json_rpc()});
+            assert_eq!(respond("7", Err(e)), want.to_string());
         }
-        assert_eq!(
-            AcpFsError::parse_error("why").to_json_rpc().to_string(),
-            r#"{"code":-32700,"message":"Parse error","data":{"reason":"why"}}"#
-        );
-        assert_eq!(
-            AcpFsError::cancelled().to_json_rpc().to_string(),
-            r#"{"code":-32800,"message":"Request cancelled"}"#
-        );
     }
 
     #[test]
