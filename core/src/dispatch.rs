@@ -2,12 +2,12 @@
 
 use crate::engine::AcpFs;
 use crate::error::{AcpFsError, JsonRpcError};
-use crate::json_text::{self, has_lone_surrogate, RawMembers, LONE};
+use crate::json_scan;
+use crate::json_text::{self, has_lone_surrogate, LONE};
 use crate::operation::{Operation, Outcome};
 use crate::params::Params;
 use crate::protocol::{Response, READ_TEXT_FILE, WRITE_TEXT_FILE};
 use crate::storage::{Host, Storage};
-use serde_json::value::RawValue;
 use serde_json::Value;
 
 /// What to do with one incoming message.
@@ -29,7 +29,7 @@ pub enum Dispatch {
 #[derive(Debug)]
 #[must_use = "a request is answered only once it is run to its outcome"]
 pub struct Call {
-    id: Box<RawValue>,
+    id: Box<str>,
     /// [`READ_TEXT_FILE`] or [`WRITE_TEXT_FILE`].
     pub method: &'static str,
     /// The request, to run to its [`Outcome`] and answer with [`Call::respond`].
@@ -39,12 +39,12 @@ pub struct Call {
 impl Call {
     /// The request id as raw JSON text (`7`, `"abc"`).
     pub fn id(&self) -> &str {
-        self.id.get()
+        &self.id
     }
 
     /// The JSON-RPC response for the finished request.
     pub fn respond(&self, outcome: &Outcome) -> String {
-        respond_outcome(self.id.get(), outcome)
+        respond_outcome(&self.id, outcome)
     }
 }
 
@@ -53,10 +53,10 @@ impl Call {
 /// with a lone surrogate, a number beyond f64) must be answered for the member it is in, not
 /// turn the whole message into a parse error that cannot name the request.
 struct Members<'a> {
-    jsonrpc: Option<&'a RawValue>,
-    id: Option<&'a RawValue>,
-    method: Option<&'a RawValue>,
-    params: Option<&'a RawValue>,
+    jsonrpc: Option<&'a str>,
+    id: Option<&'a str>,
+    method: Option<&'a str>,
+    params: Option<&'a str>,
     /// A lone surrogate in another member (or in a member's name).
     lone_surrogate: bool,
 }
@@ -66,7 +66,7 @@ impl<'a> Members<'a> {
     /// `None` when it is not.
     fn of(message: &'a str) -> Option<Members<'a>> {
         let mut m = Members { jsonrpc: None, id: None, method: None, params: None, lone_surrogate: false };
-        for (key, value) in serde_json::from_str::<RawMembers>(message).ok()?.0 {
+        for (key, value) in json_scan::members(message)? {
             let Some(name) = json_text::name(key) else {
                 m.lone_surrogate = true;
                 continue;
@@ -77,7 +77,7 @@ impl<'a> Members<'a> {
                 "method" => &mut m.method,
                 "params" => &mut m.params,
                 _ => {
-                    m.lone_surrogate |= has_lone_surrogate(value.get());
+                    m.lone_surrogate |= has_lone_surrogate(value);
                     continue;
                 }
             };
@@ -236,7 +236,7 @@ impl AcpFs {
             // both as JSON before it compares them.
             let members = msg.params.map(checked_members).and_then(Result::ok).flatten().unwrap_or_default();
             return match members.into_iter().rev().find(|m| m.name == "requestId") {
-                Some(id) => Dispatch::Cancel(id.raw.get().to_owned()),
+                Some(id) => Dispatch::Cancel(id.raw.to_owned()),
                 None => Dispatch::NotMine,
             };
         }
@@ -256,7 +256,7 @@ impl AcpFs {
             Err(e) => self.refused(method, e),
         };
         let Some(operation) = operation else { return Dispatch::NotMine };
-        Dispatch::Call(Call { id: id.to_owned(), method, operation })
+        Dispatch::Call(Call { id: id.into(), method, operation })
     }
 
     /// Answers one raw message synchronously over `storage`: `None` when it is not ours.
@@ -268,7 +268,7 @@ impl AcpFs {
             Dispatch::Call(call) => {
                 let Call { id, operation, .. } = call;
                 let outcome = crate::run(operation, storage, host);
-                Some(respond_outcome(id.get(), &outcome))
+                Some(respond_outcome(&id, &outcome))
             }
         }
     }
@@ -297,7 +297,7 @@ pub(crate) fn refuse_request(message: &str, error: impl FnOnce(&str) -> AcpFsErr
         Err(reply) => return Some(reply),
     };
     match msg.request_id() {
-        Ok(Some(id)) => Some(respond(id.get(), Err(error(&msg.method)))),
+        Ok(Some(id)) => Some(respond(id, Err(error(&msg.method)))),
         Ok(None) => None,
         Err(reply) => Some(reply),
     }
@@ -305,10 +305,10 @@ pub(crate) fn refuse_request(message: &str, error: impl FnOnce(&str) -> AcpFsErr
 
 /// A JSON-RPC message with a string method.
 pub(crate) struct Message<'a> {
-    jsonrpc: Option<&'a RawValue>,
-    id: Option<&'a RawValue>,
+    jsonrpc: Option<&'a str>,
+    id: Option<&'a str>,
     pub method: String,
-    params: Option<&'a RawValue>,
+    params: Option<&'a str>,
     lone_surrogate: bool,
 }
 
@@ -324,10 +324,10 @@ pub(crate) fn parse(message: &str) -> Result<Option<Message<'_>>, String> {
         Some(m) => m,
         None if object => return Err(respond("null", Err(AcpFsError::parse_error("the message is not valid JSON")))),
         None => {
-            let (error, reason) = match serde_json::from_str::<&RawValue>(message) {
-                Ok(raw) if raw.get().starts_with('[') => (true, "batches are not supported"),
-                Ok(_) => (true, "a request must be a JSON object"),
-                Err(_) => (false, "the message is not valid JSON"),
+            let (error, reason) = match json_scan::value(message) {
+                Some(raw) if raw.starts_with('[') => (true, "batches are not supported"),
+                Some(_) => (true, "a request must be a JSON object"),
+                None => (false, "the message is not valid JSON"),
             };
             let e = if error { AcpFsError::invalid_request(reason) } else { AcpFsError::parse_error(reason) };
             return Err(respond("null", Err(e)));
@@ -335,20 +335,20 @@ pub(crate) fn parse(message: &str) -> Result<Option<Message<'_>>, String> {
     };
     // The id is echoed verbatim, and a raw value keeps escapes unchecked: a lone surrogate in
     // it would make our reply invalid JSON too. The only fault that leaves a request unanswerable.
-    if members.id.is_some_and(|id| id.get().starts_with('"') && has_lone_surrogate(id.get())) {
+    if members.id.is_some_and(|id| id.starts_with('"') && has_lone_surrogate(id)) {
         return Err(respond("null", Err(AcpFsError::parse_error("the id is not a valid JSON string"))));
     }
     let Some(method) = members.method else { return Ok(None) };
-    match serde_json::from_str::<String>(method.get()) {
-        Ok(name) => Ok(Some(Message {
+    match json_scan::string(method) {
+        Some(name) => Ok(Some(Message {
             jsonrpc: members.jsonrpc,
             id: members.id,
             method: name,
             params: members.params,
             lone_surrogate: members.lone_surrogate,
         })),
-        _ if has_lone_surrogate(method.get()) => Err(invalid(members.id, LONE_IN_MESSAGE)),
-        _ => Err(invalid(members.id, "the method must be a string")),
+        None if has_lone_surrogate(method) => Err(invalid(members.id, LONE_IN_MESSAGE)),
+        None => Err(invalid(members.id, "the method must be a string")),
     }
 }
 
@@ -361,12 +361,12 @@ fn valid_id(raw: &str) -> bool {
 impl<'a> Message<'a> {
     /// The id of a request (`None` for a notification), after checking the id's type and the
     /// `jsonrpc` version; `Err` is the -32600 reply.
-    pub(crate) fn request_id(&self) -> Result<Option<&'a RawValue>, String> {
+    pub(crate) fn request_id(&self) -> Result<Option<&'a str>, String> {
         let Some(id) = self.id else { return Ok(None) };
-        if !valid_id(id.get()) {
+        if !valid_id(id) {
             return Err(invalid(None, "the id must be a string, a number or null"));
         }
-        if self.jsonrpc.and_then(|v| serde_json::from_str::<String>(v.get()).ok()).as_deref() != Some("2.0") {
+        if self.jsonrpc.and_then(json_scan::string).as_deref() != Some("2.0") {
             return Err(invalid(Some(id), "jsonrpc must be \"2.0\""));
         }
         if self.lone_surrogate {
@@ -386,7 +386,7 @@ impl<'a> Message<'a> {
 pub(crate) struct Checked<'a> {
     pub name: String,
     /// The value's JSON text, as sent.
-    pub raw: &'a RawValue,
+    pub raw: &'a str,
     /// The value when it is a JSON string: read here, since reading it is how a lone surrogate
     /// in it is found (the text is valid JSON, so a string that does not read has one), and a
     /// write's content is not gone over twice.
@@ -402,23 +402,20 @@ pub(crate) struct Checked<'a> {
 /// - nesting deeper than serde_json's limit is refused;
 /// - a number beyond f64's range is no fault here: each field judges it as the too-large
 ///   number it is ([`json_text::number`]), and anywhere else it is not read.
-pub(crate) fn checked_members(raw: &RawValue) -> Result<Option<Vec<Checked<'_>>>, AcpFsError> {
-    let text = raw.get();
+pub(crate) fn checked_members(text: &str) -> Result<Option<Vec<Checked<'_>>>, AcpFsError> {
     if !text.starts_with('{') {
         return json_text::check_member(text).map(|()| None).map_err(|why| AcpFsError::invalid_params("params", why));
     }
-    let members = serde_json::from_str::<RawMembers>(text)
-        .map_err(|e| AcpFsError::invalid_params("params", format!("is not valid JSON: {e}")))?
-        .0;
+    let members = json_scan::members(text).ok_or_else(|| AcpFsError::invalid_params("params", "is not valid JSON"))?;
     let mut checked = Vec::with_capacity(members.len());
     for (key, raw) in members {
         let Some(name) = json_text::name(key) else {
-            return Err(AcpFsError::invalid_params(&json_text::repaired(key.get()), LONE));
+            return Err(AcpFsError::invalid_params(&json_text::repaired(key), LONE));
         };
-        let string = if raw.get().starts_with('"') {
-            Some(serde_json::from_str::<String>(raw.get()).map_err(|_| AcpFsError::invalid_params(&name, LONE))?)
+        let string = if raw.starts_with('"') {
+            Some(json_scan::string(raw).ok_or_else(|| AcpFsError::invalid_params(&name, LONE))?)
         } else {
-            json_text::check_member(raw.get()).map_err(|why| AcpFsError::invalid_params(&name, why))?;
+            json_text::check_member(raw).map_err(|why| AcpFsError::invalid_params(&name, why))?;
             None
         };
         checked.push(Checked { name, raw, string });
@@ -429,26 +426,24 @@ pub(crate) fn checked_members(raw: &RawValue) -> Result<Option<Vec<Checked<'_>>>
 /// Params as a `Value` (the MCP tools read them so), from [`checked_members`]: a number beyond
 /// f64's range, which a `Value` cannot hold, becomes the largest finite number of its sign.
 #[cfg(feature = "mcp")]
-pub(crate) fn decode_params(raw: &RawValue) -> Result<Value, AcpFsError> {
+pub(crate) fn decode_params(raw: &str) -> Result<Value, AcpFsError> {
     let value = |text: &str| json_text::value(&json_text::saturated(text));
     let Some(members) = checked_members(raw)? else {
-        return value(raw.get()).map_err(|e| AcpFsError::invalid_params("params", format!("is not valid JSON: {e}")));
+        return value(raw).map_err(|e| AcpFsError::invalid_params("params", format!("is not valid JSON: {e}")));
     };
     let mut object = serde_json::Map::new();
     for Checked { name, raw, string } in members {
         let member = match string {
             Some(string) => Value::String(string),
-            None => {
-                value(raw.get()).map_err(|e| AcpFsError::invalid_params(&name, format!("is not valid JSON: {e}")))?
-            }
+            None => value(raw).map_err(|e| AcpFsError::invalid_params(&name, format!("is not valid JSON: {e}")))?,
         };
         object.insert(name, member);
     }
     Ok(Value::Object(object))
 }
 
-fn invalid(id: Option<&RawValue>, reason: &str) -> String {
-    let id = id.filter(|i| valid_id(i.get())).map_or("null", |i| i.get());
+fn invalid(id: Option<&str>, reason: &str) -> String {
+    let id = id.filter(|i| valid_id(i)).unwrap_or("null");
     respond(id, Err(AcpFsError::invalid_request(reason)))
 }
 

@@ -1,18 +1,18 @@
-//! A message's JSON text read member by member, without serde_json's `Value`: the raw text of
-//! an object's members, and the checks semantics.md §8.1 makes of every member whether it is
-//! read or not (a lone surrogate escape, nesting deeper than 128 levels). For the MCP tools,
-//! which read their arguments as a `Value`, [`value`] reads one without the visitor's token.
+//! The checks semantics.md §8.1 makes of every member of a message's params, whether it is read
+//! or not (a lone surrogate escape, nesting deeper than 128 levels), on the raw text
+//! [`crate::json_scan`] cuts a message into; a number's value as serde_json reads it; and, for
+//! the MCP tools, which read their arguments as a `Value`, [`value`], which reads one without
+//! the visitor's token.
 //!
-//! `Value` is not used for what a peer sends to the fs methods for two reasons. With the
-//! `raw_value` feature its visitor takes an object whose only member is named
-//! `$serde_json::private::RawValue` for the JSON text in that member's string, so a `path` sent
-//! as such an object was read as a string. And with no JSON text read into a `Value` on its way
-//! (the wasm inbox no longer reads one for that token either), the fs/* wasm module a web page
-//! downloads is 3.7 KB smaller gzipped (docs/benchmarks.md).
+//! `Value` is not used for what a peer sends to the fs methods. With the `raw_value` feature its
+//! visitor takes an object whose only member is named `$serde_json::private::RawValue` for the
+//! JSON text in that member's string, so a `path` sent as such an object was read as a string.
 
+use crate::json_scan;
+#[cfg(feature = "mcp")]
 use serde::de::{MapAccess, Visitor};
-use serde::{Deserialize, Deserializer};
-use serde_json::value::RawValue;
+#[cfg(feature = "mcp")]
+use serde::Deserializer;
 
 /// The reason given for a member with a lone surrogate escape.
 pub(crate) const LONE: &str = "is not valid Unicode (a string escape with a lone surrogate)";
@@ -24,32 +24,9 @@ const TOO_DEEP: &str = "is nested deeper than 128 levels";
 /// limit): a member that deep could not be read as a `Value`, and is refused the same way.
 const DEPTH_LIMIT: usize = 128;
 
-/// An object's members in order, as raw text (names still escaped, as sent).
-pub(crate) struct RawMembers<'a>(pub Vec<(&'a RawValue, &'a RawValue)>);
-
-impl<'de> Deserialize<'de> for RawMembers<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = RawMembers<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawMembers<'de>, A::Error> {
-                let mut out = Vec::new();
-                while let Some(entry) = map.next_entry()? {
-                    out.push(entry);
-                }
-                Ok(RawMembers(out))
-            }
-        }
-        d.deserialize_map(V)
-    }
-}
-
 /// A member's name as text; `None` when it has a lone surrogate escape.
-pub(crate) fn name(raw: &RawValue) -> Option<String> {
-    serde_json::from_str(raw.get()).ok()
+pub(crate) fn name(raw: &str) -> Option<String> {
+    json_scan::string(raw)
 }
 
 /// The checks every member of params gets, read or not: `Err` is the reason to name it with.
@@ -144,7 +121,7 @@ pub(crate) fn repaired(raw: &str) -> String {
         from = range.end;
     }
     text.push_str(&raw[from..]);
-    serde_json::from_str(&text).unwrap_or_default()
+    json_scan::string(&text).unwrap_or_default()
 }
 
 /// `raw` (valid JSON text) with every number serde cannot hold replaced by `±1e308`.
@@ -257,7 +234,13 @@ impl<'de> Visitor<'de> for Plain {
 /// A JSON number's value as serde_json reads it (what `Value::as_f64` gives), and whether it
 /// holds it as a `u64`; a number beyond f64's range is `±1e308`, as [`saturated`] makes it.
 pub(crate) fn number(raw: &str) -> (f64, bool) {
-    let value = serde_json::from_str::<f64>(raw).unwrap_or(if raw.starts_with('-') { -1e308 } else { 1e308 });
+    // `Number`'s own reading, not a typed `f64`: the same digits to the same value, without
+    // serde's error text for a value of another type (docs/benchmarks.md).
+    let value = raw.parse::<serde_json::Number>().ok().and_then(|n| n.as_f64()).unwrap_or(if raw.starts_with('-') {
+        -1e308
+    } else {
+        1e308
+    });
     // serde_json holds a number as a u64 when it is a whole number without sign, fraction or
     // exponent that fits.
     let whole = raw.bytes().all(|b| b.is_ascii_digit()) && raw.parse::<u64>().is_ok();

@@ -105,6 +105,7 @@ pub use storage::{
 
 // Raw JSON-RPC: a message in, the fs requests answered, everything else handed back.
 mod dispatch;
+mod json_scan;
 mod json_text;
 pub use dispatch::{not_served, respond, Call, Dispatch};
 

@@ -7,7 +7,8 @@
 
 use crate::dispatch::Checked;
 use crate::error::AcpFsError;
-use crate::json_text::{self, RawMembers};
+use crate::json_scan;
+use crate::json_text;
 use crate::path::AbsPath;
 use crate::text::{self, SNIFF_BYTES};
 use serde_json::Value;
@@ -85,11 +86,11 @@ impl Params {
         for Checked { name, raw, string } in checked {
             if let Some(at) = place(&name) {
                 if at == META {
-                    members.traceparent = traceparent(raw.get());
+                    members.traceparent = traceparent(raw);
                 }
                 members.values[at] = Some(match string {
                     Some(string) => Member::Text(string),
-                    None => Member::of_text(raw.get()),
+                    None => Member::of_text(raw),
                 });
             }
         }
@@ -100,10 +101,10 @@ impl Params {
 /// `_meta.traceparent` when `_meta` (raw JSON text) is an object and it is a string; the last
 /// of that name, as in a parsed object.
 fn traceparent(meta: &str) -> Option<String> {
-    let members = serde_json::from_str::<RawMembers>(meta).ok()?.0;
+    let members = json_scan::members(meta)?;
     let (_, value) =
         members.into_iter().rev().find(|(name, _)| json_text::name(name).as_deref() == Some("traceparent"))?;
-    serde_json::from_str::<String>(value.get()).ok()
+    json_scan::string(value)
 }
 
 impl From<FlatParams> for Params {
@@ -356,7 +357,6 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use serde_json::json;
-    use serde_json::value::RawValue;
 
     fn field(r: Result<ReadParams, AcpFsError>) -> String {
         r.unwrap_err().data["field"].as_str().unwrap().to_owned()
@@ -524,8 +524,7 @@ mod tests {
                 flat.push(&name, value);
             }
             // And as the raw dispatcher reads the same text, member by member.
-            let raw: &RawValue = serde_json::from_str(&text).unwrap();
-            let as_text = || Params::of_text(crate::dispatch::checked_members(raw).unwrap());
+            let as_text = || Params::of_text(crate::dispatch::checked_members(&text).unwrap());
             for lenient in [false, true] {
                 let (f, j, t) = (read(flat.clone().into(), lenient), read((&json).into(), lenient), read(as_text(), lenient));
                 prop_assert_eq!(format!("{f:?}"), format!("{j:?}"), "{}", text);

@@ -7,7 +7,10 @@
 //! - every answer produced is one valid JSON-RPC 2.0 response: `"jsonrpc": "2.0"`, an `id`
 //!   (the request's own when there is one), exactly one of `result` / `error`, and an error
 //!   code from the contract's table (semantics.md §6);
-//! - no file outside the session's root (`/project`) changes or appears, whatever goes in.
+//! - no file outside the session's root (`/project`) changes or appears, whatever goes in;
+//! - a message is refused as not JSON exactly when serde_json refuses its text, or when it
+//!   names an envelope member twice (semantics.md §8.1): the engine reads messages with a
+//!   scanner of its own (`core/src/json_scan.rs`), and this holds it to serde_json.
 #![no_main]
 
 use acp_fs::{AcpFs, DefaultHost, Dispatch, MemoryStorage, Options, Storage};
@@ -111,6 +114,45 @@ fn check_reply(message: &str, reply: &str, id: Option<&str>) {
     assert_eq!(members.len(), 3, "stray members in reply: {reply}");
 }
 
+/// The names of a JSON object's members, in order (repeats kept), as serde_json reads them.
+struct Names(Vec<String>);
+
+impl<'de> serde::Deserialize<'de> for Names {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Names, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Names;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Names, A::Error> {
+                let mut names = Vec::new();
+                while let Some((name, _)) = map.next_entry::<String, serde::de::IgnoredAny>()? {
+                    names.push(name);
+                }
+                Ok(Names(names))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// Whether `message` must be refused as not JSON: serde_json refuses its text, or it is an
+/// object naming `jsonrpc`, `id`, `method` or `params` twice.
+fn not_json(message: &str) -> bool {
+    if serde_json::from_str::<&RawValue>(message).is_err() {
+        return true;
+    }
+    let Ok(Names(names)) = serde_json::from_str::<Names>(message) else { return false };
+    ["jsonrpc", "id", "method", "params"].iter().any(|n| names.iter().filter(|m| m == n).count() > 1)
+}
+
+/// Whether `reply` refuses its message as not JSON.
+fn refused_as_not_json(reply: &str) -> bool {
+    let reply: Value = serde_json::from_str(reply).unwrap_or(Value::Null);
+    reply["error"]["data"]["reason"] == "the message is not valid JSON"
+}
+
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let engines = engines();
@@ -118,7 +160,12 @@ fuzz_target!(|data: &[u8]| {
     let [(fs, plain), (fs2, flipped)] = &engines;
     for message in text.split('\n').take(8) {
         // The first engine goes through dispatch + run + respond, checking the echoed id.
-        match fs.dispatch(message) {
+        let dispatched = fs.dispatch(message);
+        let refused = matches!(&dispatched, Dispatch::Reply(reply) if refused_as_not_json(reply));
+        // A message with a lone surrogate escape that serde_json takes as raw text is no
+        // exception: the engine refuses it for what it is, not as not JSON.
+        assert_eq!(refused, not_json(message), "refused as not JSON or not, unlike serde_json: {message:?}");
+        match dispatched {
             Dispatch::Reply(reply) => check_reply(message, &reply, None),
             Dispatch::Call(call) => {
                 let id = call.id().to_owned();

@@ -5,6 +5,7 @@ use super::step::HostDispatch;
 use crate::dispatch::{checked_members, Dispatch};
 use crate::engine::AcpFs;
 use crate::error::AcpFsError;
+use crate::json_scan;
 #[cfg(feature = "mcp")]
 use crate::mcp::{McpDispatch, McpServer};
 #[cfg(feature = "mcp")]
@@ -15,7 +16,6 @@ use crate::protocol::FileSystemCapability;
 #[cfg(feature = "mcp")]
 use crate::protocol::{READ_TEXT_FILE, WRITE_TEXT_FILE};
 use crate::storage::{StorageCaps, Symlinks};
-use serde_json::value::RawValue;
 use serde_json::Value;
 
 /// The engine behind a binding's `Engine` class: every method takes what JS hands over (as
@@ -146,8 +146,8 @@ impl HostEngine {
     pub fn start_json(&self, method: &str, params: &str) -> Option<HostOperation> {
         // Read as the raw dispatcher reads params, member by member with no `Value` built. What
         // the driver cannot have written (not JSON, a lone surrogate escape) is its bug.
-        let params = serde_json::from_str::<&RawValue>(params)
-            .map_err(|e| e.to_string())
+        let params = json_scan::value(params)
+            .ok_or_else(|| "the params are not JSON text".to_owned())
             .and_then(|raw| checked_members(raw).map_err(|e| e.message));
         self.start_params(method, params.map(Params::of_text))
     }

@@ -61,7 +61,6 @@ use crate::operation::{Operation, Outcome};
 use crate::storage::{Host, Storage};
 use arguments::Call;
 use registry::Tool;
-use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 /// MCP revisions whose `tools/list` and `tools/call` this server speaks (unchanged since the
@@ -96,7 +95,7 @@ pub enum McpDispatch {
 #[derive(Debug)]
 #[must_use = "a request is answered only once it is run to its outcome"]
 pub struct McpCall {
-    id: Box<RawValue>,
+    id: Box<str>,
     tool: &'static Tool,
     arguments: Value,
     /// The request the tool call runs, to answer with [`McpCall::respond`].
@@ -121,7 +120,7 @@ impl McpCall {
 /// What is needed to answer a `tools/call` once its operation has finished.
 #[derive(Debug)]
 pub struct McpReply {
-    id: Box<RawValue>,
+    id: Box<str>,
     tool: &'static Tool,
     arguments: Value,
 }
@@ -134,12 +133,12 @@ impl McpReply {
 
     /// The request id as raw JSON text, to match a later cancellation.
     pub fn id(&self) -> &str {
-        self.id.get()
+        &self.id
     }
 }
 
-fn tool_response(id: &RawValue, tool: &Tool, arguments: &Value, outcome: &Outcome) -> String {
-    respond_result(id.get(), &(tool.answer)(arguments, outcome.result.as_ref()))
+fn tool_response(id: &str, tool: &Tool, arguments: &Value, outcome: &Outcome) -> String {
+    respond_result(id, &(tool.answer)(arguments, outcome.result.as_ref()))
 }
 
 impl std::fmt::Debug for Tool {
@@ -188,7 +187,7 @@ impl McpServer {
             Ok(None) => return McpDispatch::NotMine,
             Err(reply) => return McpDispatch::Reply(reply),
         };
-        let reply = |result: Result<Value, AcpFsError>| McpDispatch::Reply(respond(id.get(), result));
+        let reply = |result: Result<Value, AcpFsError>| McpDispatch::Reply(respond(id, result));
         // Params a `Value` cannot hold (a lone surrogate escape) are answered for this request,
         // as the fs methods do (semantics.md §8.1), naming the member they are in.
         let params = match msg.params() {
@@ -212,18 +211,18 @@ impl McpServer {
         }
     }
 
-    fn call(&self, id: &RawValue, params: &Value) -> McpDispatch {
+    fn call(&self, id: &str, params: &Value) -> McpDispatch {
         let name = params.get("name").and_then(Value::as_str).unwrap_or("");
         // An unknown tool is a protocol error (MCP: -32602); bad arguments are tool errors.
         let Some(tool) = registry::offered(&self.fs.shared).find(|t| t.name == name) else {
             let e = AcpFsError::invalid_params("name", format!("unknown tool {name:?}"));
-            return McpDispatch::Reply(respond(id.get(), Err(e)));
+            return McpDispatch::Reply(respond(id, Err(e)));
         };
         let arguments = params.get("arguments").cloned().unwrap_or_else(|| json!({}));
         let started = Call::new(&self.fs, &self.session_id, tool, &arguments).and_then(|call| (tool.start)(&call));
         match started {
-            Ok(operation) => McpDispatch::Call(Box::new(McpCall { id: id.to_owned(), tool, arguments, operation })),
-            Err(e) => McpDispatch::Reply(respond_result(id.get(), &(tool.answer)(&arguments, Err(&e)))),
+            Ok(operation) => McpDispatch::Call(Box::new(McpCall { id: id.into(), tool, arguments, operation })),
+            Err(e) => McpDispatch::Reply(respond_result(id, &(tool.answer)(&arguments, Err(&e)))),
         }
     }
 
