@@ -4,7 +4,6 @@ use crate::deny::DenyList;
 use crate::error::AcpFsError;
 use crate::path::AbsPath;
 use crate::settings::{self, boolean, byte_count, optional, strings, variant};
-use serde::de::Error as _;
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -352,12 +351,11 @@ enum DenyRules {
 }
 
 #[cfg_attr(acp_fs_small, optimize(size))]
-fn deny_rules(value: &Value) -> Result<Vec<String>, serde_json::Error> {
+fn deny_rules(value: &Value) -> Result<Vec<String>, settings::Error> {
     match value {
         Value::Bool(true) => Ok(Options::default().deny),
         Value::Bool(false) => Ok(Vec::new()),
-        list => strings(list)
-            .map_err(|_| serde_json::Error::custom("data did not match any variant of untagged enum DenyRules")),
+        list => strings(list).map_err(|_| "data did not match any variant of untagged enum DenyRules".to_owned()),
     }
 }
 

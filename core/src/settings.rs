@@ -8,30 +8,44 @@
 //! once per engine or session.
 
 use crate::error::AcpFsError;
-use serde::de::{Error as _, Unexpected};
-use serde_json::{Error, Value};
+use crate::json_text::quoted;
+use serde_json::Value;
 
-/// serde's name for what `value` is (`unexpected` of serde_json's own values).
+/// Why a member was refused: serde's message for it.
+pub(crate) type Error = String;
+
+/// What `value` is, in serde_json's words (`invalid type: {this}, expected …`). Written here
+/// rather than through serde's `Unexpected`: its `Display` can format any float and quote any
+/// string with `Debug`, and kept both (with the Unicode tables `Debug` needs) in the fs/* wasm
+/// module a web page downloads, for a message about an option (docs/benchmarks.md). A float is
+/// written as serde_json writes it, a string as a JSON string.
 #[cfg_attr(acp_fs_small, optimize(size))]
-fn unexpected(value: &Value) -> Unexpected<'_> {
+fn unexpected(value: &Value) -> String {
     match value {
-        Value::Null => Unexpected::Unit,
-        Value::Bool(b) => Unexpected::Bool(*b),
-        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
-            (Some(u), _) => Unexpected::Unsigned(u),
-            (None, Some(i)) => Unexpected::Signed(i),
-            (None, None) => Unexpected::Float(n.as_f64().unwrap_or(f64::NAN)),
-        },
-        Value::String(s) => Unexpected::Str(s),
-        Value::Array(_) => Unexpected::Seq,
-        Value::Object(_) => Unexpected::Map,
+        Value::Null => "null".to_owned(),
+        Value::Bool(b) => format!("boolean `{b}`"),
+        Value::Number(n) if n.is_f64() => format!("floating point `{n}`"),
+        Value::Number(n) => format!("integer `{n}`"),
+        Value::String(s) => format!("string {}", quoted(s)),
+        Value::Array(_) => "sequence".to_owned(),
+        Value::Object(_) => "map".to_owned(),
     }
 }
 
 /// `value` is not what `expected` names.
 #[cfg_attr(acp_fs_small, optimize(size))]
 pub(crate) fn wrong_type(value: &Value, expected: &str) -> Error {
-    Error::invalid_type(unexpected(value), &expected)
+    format!("invalid type: {}, expected {expected}", unexpected(value))
+}
+
+/// `names` as serde lists what it expected: `` `a` ``, `` `a` or `b` ``, `` one of `a`, `b`, `c` ``.
+#[cfg_attr(acp_fs_small, optimize(size))]
+fn one_of(names: &[&str]) -> String {
+    match names {
+        [one] => format!("`{one}`"),
+        [a, b] => format!("`{a}` or `{b}`"),
+        _ => format!("one of {}", names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")),
+    }
 }
 
 /// Each member of the settings object `value` given to `member` (its name, its value), in the
@@ -48,10 +62,10 @@ pub(crate) fn members(
     let object = match value {
         Value::Null => return Ok(()),
         Value::Object(object) => object,
-        other => return Err(AcpFsError::invalid_params(whole, wrong_type(other, type_name).to_string())),
+        other => return Err(AcpFsError::invalid_params(whole, wrong_type(other, type_name))),
     };
     for (name, value) in object {
-        member(name, value).map_err(|e| AcpFsError::invalid_params(name, e.to_string()))?;
+        member(name, value).map_err(|e| AcpFsError::invalid_params(name, e))?;
     }
     Ok(())
 }
@@ -59,7 +73,7 @@ pub(crate) fn members(
 /// A member no field has that name: serde's `deny_unknown_fields` message.
 #[cfg_attr(acp_fs_small, optimize(size))]
 pub(crate) fn unknown(name: &str, fields: &'static [&'static str]) -> Error {
-    Error::unknown_field(name, fields)
+    format!("unknown field `{name}`, expected {}", one_of(fields))
 }
 
 #[cfg_attr(acp_fs_small, optimize(size))]
@@ -92,12 +106,15 @@ pub(crate) fn variant(value: &Value, variants: &'static [&'static str]) -> Resul
             let mut members = object.iter();
             match (members.next(), members.next()) {
                 (Some((name, inner)), None) => (name, Some(inner)),
-                _ => return Err(Error::invalid_value(Unexpected::Map, &"map with a single key")),
+                _ => return Err("invalid value: map, expected map with a single key".to_owned()),
             }
         }
         other => return Err(wrong_type(other, "string or map")),
     };
-    let index = variants.iter().position(|v| v == name).ok_or_else(|| Error::unknown_variant(name, variants))?;
+    let index = variants
+        .iter()
+        .position(|v| v == name)
+        .ok_or_else(|| format!("unknown variant `{name}`, expected {}", one_of(variants)))?;
     match inner {
         Some(inner) if !inner.is_null() => Err(wrong_type(inner, "unit")),
         _ => Ok(index),
@@ -113,7 +130,7 @@ pub(crate) fn byte_count(value: &Value) -> Result<u64, Error> {
         return Ok(count);
     }
     if let Some(negative) = n.as_i64() {
-        return Err(Error::invalid_value(Unexpected::Signed(negative), &"u64"));
+        return Err(format!("invalid value: integer `{negative}`, expected u64"));
     }
     let v = n.as_f64().unwrap_or(f64::NAN);
     // 2^64, the first float past u64::MAX, and everything above it are refused.
@@ -121,5 +138,61 @@ pub(crate) fn byte_count(value: &Value) -> Result<u64, Error> {
         Ok(v as u64)
     } else {
         Err(wrong_type(value, "u64"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::de::{Error as _, Unexpected};
+    use serde_json::json;
+
+    /// serde_json's own message for `value` where a boolean was expected.
+    fn serde_says(value: &Value) -> String {
+        serde_json::from_value::<bool>(value.clone()).unwrap_err().to_string()
+    }
+
+    /// The messages are serde's, word for word, though no serde error builds them.
+    #[test]
+    fn serde_wording_without_serde_errors() {
+        let values = [
+            json!(null),
+            json!(false),
+            json!(7),
+            json!(-7),
+            json!(1.5),
+            json!(-1.0),
+            json!(1e300),
+            json!(1.8446744073709552e19),
+            json!("x"),
+            json!("a \"quoted\" \\ é €"),
+            json!([1]),
+            json!({"a": 1}),
+        ];
+        for value in values.iter().filter(|v| !v.is_boolean()) {
+            assert_eq!(wrong_type(value, "a boolean"), serde_says(value), "{value}");
+        }
+        for fields in [&["a"][..], &["a", "b"], &["a", "b", "c"]] {
+            assert_eq!(unknown("z", fields), serde_json::Error::unknown_field("z", fields).to_string());
+            assert_eq!(
+                variant(&json!("z"), fields).unwrap_err(),
+                serde_json::Error::unknown_variant("z", fields).to_string()
+            );
+        }
+        let map = serde_json::Error::invalid_value(Unexpected::Map, &"map with a single key").to_string();
+        assert_eq!(variant(&json!({"a": null, "b": null}), &["a", "b"]).unwrap_err(), map);
+        let negative = serde_json::Error::invalid_value(Unexpected::Signed(-3), &"u64").to_string();
+        assert_eq!(byte_count(&json!(-3)).unwrap_err(), negative);
+    }
+
+    /// One difference, decided: a string is quoted as JSON, where serde's `Debug` quoting writes
+    /// a control character as `\u{1}`.
+    #[test]
+    fn a_string_is_quoted_as_json() {
+        assert_eq!(
+            wrong_type(&json!("a\u{1}\n"), "a boolean"),
+            r#"invalid type: string "a\u0001\n", expected a boolean"#
+        );
+        assert_eq!(serde_says(&json!("a\u{1}\n")), r#"invalid type: string "a\u{1}\n", expected a boolean"#);
     }
 }

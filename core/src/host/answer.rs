@@ -2,6 +2,7 @@
 //! and names classified once for every binding.
 
 use crate::io::{Answer, FileId};
+use crate::json_text::quoted;
 use crate::record::DocumentWrite;
 use crate::storage::{DirEntry, FileKind, Metadata, StorageError, StorageErrorKind};
 use serde::Deserialize;
@@ -198,7 +199,8 @@ impl HostAnswer {
                 let name_ok = !e.name.is_empty() && e.name != "." && e.name != ".." && !e.name.contains(['/', '\0']);
                 match name_ok {
                     true => Ok(DirEntry { meta: e.metadata.into_metadata()?, name: e.name }),
-                    false => Err(format!("entries: {:?} is not a name in a directory", e.name)),
+                    // Quoted as JSON ([`quoted`] says why).
+                    false => Err(format!("entries: {} is not a name in a directory", quoted(&e.name))),
                 }
             });
             return entries.collect::<Result<_, _>>().map(Answer::Entries);

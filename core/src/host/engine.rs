@@ -6,6 +6,7 @@ use crate::dispatch::{checked_members, Dispatch};
 use crate::engine::AcpFs;
 use crate::error::AcpFsError;
 use crate::json_scan;
+use crate::json_text::quoted;
 #[cfg(feature = "mcp")]
 use crate::mcp::{McpDispatch, McpServer};
 #[cfg(feature = "mcp")]
@@ -255,7 +256,8 @@ fn storage_caps(value: &Value) -> Result<StorageCaps, AcpFsError> {
         "none" => Symlinks::None,
         "resolvable" => Symlinks::Resolvable,
         "unresolvable" => Symlinks::Unresolvable,
-        other => return Err(AcpFsError::invalid_params("caps.symlinks", format!("unknown value {other:?}"))),
+        // Quoted as JSON ([`quoted`] says why).
+        other => return Err(AcpFsError::invalid_params("caps.symlinks", format!("unknown value {}", quoted(other)))),
     };
     Ok(StorageCaps {
         symlinks,
