@@ -114,8 +114,9 @@ fn check_reply(message: &str, reply: &str, id: Option<&str>) {
     assert_eq!(members.len(), 3, "stray members in reply: {reply}");
 }
 
-/// The names of a JSON object's members, in order (repeats kept), as serde_json reads them.
-struct Names(Vec<String>);
+/// The names of a JSON object's members, in order (repeats kept), as serde_json reads them;
+/// `None` for a name with a lone surrogate escape, which no envelope member's name has.
+struct Names(Vec<Option<String>>);
 
 impl<'de> serde::Deserialize<'de> for Names {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Names, D::Error> {
@@ -127,8 +128,8 @@ impl<'de> serde::Deserialize<'de> for Names {
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Names, A::Error> {
                 let mut names = Vec::new();
-                while let Some((name, _)) = map.next_entry::<String, serde::de::IgnoredAny>()? {
-                    names.push(name);
+                while let Some((name, _)) = map.next_entry::<Box<RawValue>, serde::de::IgnoredAny>()? {
+                    names.push(serde_json::from_str(name.get()).ok());
                 }
                 Ok(Names(names))
             }
@@ -144,7 +145,7 @@ fn not_json(message: &str) -> bool {
         return true;
     }
     let Ok(Names(names)) = serde_json::from_str::<Names>(message) else { return false };
-    ["jsonrpc", "id", "method", "params"].iter().any(|n| names.iter().filter(|m| m == n).count() > 1)
+    ["jsonrpc", "id", "method", "params"].iter().any(|n| names.iter().filter(|m| m.as_deref() == Some(*n)).count() > 1)
 }
 
 /// Whether `reply` refuses its message as not JSON.
