@@ -24,9 +24,9 @@ const TOO_DEEP: &str = "is nested deeper than 128 levels";
 /// limit): a member that deep could not be read as a `Value`, and is refused the same way.
 const DEPTH_LIMIT: usize = 128;
 
-/// `text` as a JSON string, to quote a value in a message. Not `Debug`, which kept the Unicode
-/// tables it needs in the fs/* wasm module, nor `Value`'s `Display`, which keeps a serializer
-/// of its own: the writer replies use (docs/benchmarks.md).
+/// `text` as a JSON string, to quote a value in a message. Not with `Debug`, which kept the
+/// Unicode tables it needs in the fs/* wasm module, nor with `Value`'s `Display`, which brings a
+/// second copy of serde_json's writer: this is the writer replies use (docs/benchmarks.md).
 pub(crate) fn quoted(text: &str) -> String {
     serde_json::to_string(text).expect("a string serializes")
 }
