@@ -25,8 +25,8 @@
 // A benchmark, not a test: numbers depend on the machine; nothing here asserts a time.
 
 import { execFileSync } from 'node:child_process';
-import { cpSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { makeText } from './wasm-core.mjs';
 
@@ -110,20 +110,8 @@ if (!inChromium) {
 }
 
 async function chromiumTimes() {
-  const { launch } = await import('../tests/browser/chromium.mjs');
-  const { ROOT, serve } = await import('../tests/browser/server.mjs');
-  // Both builds copied under out/, which the test server serves.
-  for (const [dir, name] of [[other, 'ab-other'], [thisDir, 'ab-this']]) {
-    const copy = join(ROOT, 'out', 'browser', name);
-    rmSync(copy, { recursive: true, force: true });
-    cpSync(resolve(dir), copy, { recursive: true });
-  }
-  const server = await serve();
-  const browser = await launch();
-  try {
-    const page = browser.context.pages()[0] ?? (await browser.context.newPage());
-    // Any page of the server's origin will do (this one is its 404): the builds are imported into it.
-    await page.goto(`${server.url}/bench/`);
+  const { withBuildsInPage } = await import('./chromium-page.mjs');
+  return withBuildsInPage({ 'ab-other': other, 'ab-this': thisDir }, async (page, origin) => {
     await page.evaluate(
       async ({ makeImplsText, origin }) => {
         const { makeText } = await import(`${origin}/bench/wasm-core.mjs`);
@@ -140,7 +128,7 @@ async function chromiumTimes() {
           for (let i = 0; i < n; i++) await impls[name]();
         };
       },
-      { makeImplsText: makeImpls.toString(), origin: server.url },
+      { makeImplsText: makeImpls.toString(), origin },
     );
     const renderers = rendererPids();
     if (renderers.length === 0) throw new Error('no Chromium renderer process found under this one');
@@ -149,10 +137,7 @@ async function chromiumTimes() {
       await page.evaluate(([name, n]) => window.__ab(name, n), [name, BATCH]);
       return (cpuNs(renderers) - t0) / 1000 / BATCH;
     });
-  } finally {
-    await browser.close();
-    await server.close();
-  }
+  });
 }
 
 /** The renderer processes among this process's descendants. */

@@ -18,6 +18,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { withBuildsInPage } from './chromium-page.mjs';
 
 const ROOT_DIR = fileURLToPath(new URL('..', import.meta.url));
 const flag = (name, fallback) => {
@@ -44,19 +45,14 @@ function named(dir) {
 }
 
 const source = process.argv.includes('--names') ? named(dir) : { copy: dir, done: () => {} };
-const { launch } = await import('../tests/browser/chromium.mjs');
-const { ROOT, serve } = await import('../tests/browser/server.mjs');
-const served = join(ROOT, 'out', 'browser', 'profile');
-rmSync(served, { recursive: true, force: true });
-cpSync(source.copy, served, { recursive: true });
-source.done();
-
-const server = await serve();
-const browser = await launch();
 try {
-  const page = browser.context.pages()[0] ?? (await browser.context.newPage());
-  // Any page of the server's origin will do (this one is its 404): the build is imported into it.
-  await page.goto(`${server.url}/bench/`);
+  await withBuildsInPage({ profile: source.copy }, profileReads);
+} finally {
+  source.done();
+  rmSync(join(ROOT_DIR, 'out', 'browser', 'profile'), { recursive: true, force: true });
+}
+
+async function profileReads(page, origin, browser) {
   await page.evaluate(
     async ({ origin }) => {
       const { makeText } = await import(`${origin}/bench/wasm-core.mjs`);
@@ -77,7 +73,7 @@ try {
       };
       await window.__reads(20000);
     },
-    { origin: server.url },
+    { origin },
   );
   const cdp = await browser.context.newCDPSession(page);
   await cdp.send('Profiler.enable');
@@ -101,8 +97,4 @@ try {
   for (const [key, n] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) {
     console.log(`| ${((100 * n) / total).toFixed(1)}% | ${key.replaceAll('|', '\\|')} |`);
   }
-} finally {
-  await browser.close();
-  await server.close();
-  rmSync(served, { recursive: true, force: true });
 }
