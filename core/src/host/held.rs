@@ -6,6 +6,7 @@
 use super::{HostAnswer, HostOperation, HostOutcome, HostStep};
 use crate::record::AuditEvent;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// The operations a binding handed out by number, each kept until [`release`](Self::release).
@@ -31,7 +32,32 @@ pub struct HeldOperations {
 #[derive(Default)]
 struct Table {
     next: u32,
-    ops: HashMap<u32, Arc<HostOperation>>,
+    ops: HashMap<u32, Arc<HostOperation>, BuildHasherDefault<Numbers>>,
+}
+
+/// The table's hasher. Its keys are numbers this table hands out, in order, so nobody can choose
+/// keys that collide, and std's keyed SipHash (which the engine's maps of paths and session ids
+/// need) only costs time: a small read looks the table up four or five times. One
+/// multiplication by the golden ratio spreads consecutive numbers over the whole hash, top bits
+/// included, which hashbrown reads for each slot's tag.
+#[derive(Default)]
+struct Numbers(u64);
+
+impl Hasher for Numbers {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `write_u32` is called (the keys are `u32`); this is for completeness.
+        for &b in bytes {
+            self.write_u32(u32::from(b));
+        }
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.0 = (self.0 ^ u64::from(n)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
 }
 
 impl HeldOperations {
