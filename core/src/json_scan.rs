@@ -36,11 +36,9 @@ pub(crate) fn members(text: &str) -> Option<Vec<(&str, &str)>> {
     if !s.eat(b'}') {
         loop {
             s.space();
-            let name = s.at;
-            s.string()?;
-            let name = &text[name..s.at];
-            s.space();
-            s.eat(b':').then_some(())?;
+            let start = s.at;
+            let end = s.name()?;
+            let name = &text[start..end];
             s.space();
             let value = s.at;
             s.value()?;
@@ -102,7 +100,7 @@ pub(crate) fn string(raw: &str) -> Option<String> {
 }
 
 /// The four hex digits at `text[at..]` as a UTF-16 unit.
-fn hex4(text: &str, at: usize) -> Option<u32> {
+pub(crate) fn hex4(text: &str, at: usize) -> Option<u32> {
     let digits = text.get(at..at + 4)?;
     // `from_str_radix` would also take a sign.
     digits.bytes().all(|b| b.is_ascii_hexdigit()).then(|| u32::from_str_radix(digits, 16).ok()).flatten()
@@ -188,11 +186,12 @@ impl Scanner<'_> {
         }
     }
 
-    /// A member's name and its colon.
-    fn name(&mut self) -> Option<()> {
+    /// A member's name and its colon: where the name ends.
+    fn name(&mut self) -> Option<usize> {
         self.string()?;
+        let end = self.at;
         self.space();
-        self.eat(b':').then_some(())
+        self.eat(b':').then_some(end)
     }
 
     fn word(&mut self, word: &[u8]) -> Option<()> {

@@ -87,7 +87,7 @@ fn past_string(bytes: &[u8], at: usize) -> usize {
 /// valid JSON a backslash only occurs inside a string and always starts an escape.
 pub(crate) fn lone_surrogates(raw: &str) -> Vec<std::ops::Range<usize>> {
     let bytes = raw.as_bytes();
-    let unit = |at: usize| raw.get(at + 2..at + 6).and_then(|h| u16::from_str_radix(h, 16).ok());
+    let unit = |at: usize| json_scan::hex4(raw, at + 2);
     let mut lone = Vec::new();
     // A high surrogate escape waiting for its low half, which must follow at once.
     let mut high: Option<usize> = None;
