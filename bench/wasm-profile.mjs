@@ -7,8 +7,8 @@
 //   node bench/wasm-profile.mjs [npm/wasm directory] [--names] [--reads=200000] [--top=40]
 //
 // --names profiles a copy whose fs/* module keeps its function names, made from the cargo output
-// that scripts/build-wasm.sh left in target/ (wasm-bindgen, then wasm-opt with the same passes
-// and -g). Without it, the module's functions show as wasm-function[N].
+// that scripts/build-wasm.sh left in target/ (wasm-bindgen, then scripts/wasm-opt-module.sh with
+// -g). Without it, the module's functions show as wasm-function[N].
 //
 // The text is bench/wasm-core.mjs's (one line in ten with non-ASCII characters), read from an
 // in-memory storage as bench/wasm-ab.mjs reads it. A benchmark, not a test: nothing here asserts.
@@ -37,9 +37,8 @@ function named(dir) {
   const raw = join(process.env.CARGO_TARGET_DIR ?? join(ROOT_DIR, 'target'), 'wasm32-unknown-unknown', 'wasm-fs', 'acp_fs_wasm.wasm');
   const out = join(work, 'bindgen');
   execFileSync('wasm-bindgen', ['--target', 'web', '--out-dir', out, '--out-name', 'acp_fs_wasm', raw]);
-  const wasmOpt = join(ROOT_DIR, 'node_modules', '.bin', 'wasm-opt');
   const module = join(copy, 'pkg', 'acp_fs_wasm_bg.wasm');
-  execFileSync(wasmOpt, ['--merge-similar-functions', '-Oz', '-g', '--strip-producers', '--strip-target-features', join(out, 'acp_fs_wasm_bg.wasm'), '-o', module]);
+  execFileSync(join(ROOT_DIR, 'scripts', 'wasm-opt-module.sh'), [join(out, 'acp_fs_wasm_bg.wasm'), module, '-g']);
   cpSync(join(out, 'acp_fs_wasm.js'), join(copy, 'pkg', 'acp_fs_wasm.js'));
   return { copy, done: () => rmSync(work, { recursive: true, force: true }) };
 }

@@ -12,7 +12,6 @@ cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
 
 PKG=npm/wasm
-WASM_OPT=node_modules/.bin/wasm-opt
 
 # The CLI must be exactly the version of the wasm-bindgen crate in Cargo.lock: the generated JS
 # and the module's custom section have to agree.
@@ -21,10 +20,6 @@ have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
 if [ "$have" != "$want" ]; then
   echo "build-wasm: wasm-bindgen CLI ${have:-missing}, Cargo.lock wants $want:" >&2
   echo "  cargo install wasm-bindgen-cli --version =$want   (without --locked)" >&2
-  exit 1
-fi
-if [ ! -x "$WASM_OPT" ]; then
-  echo "build-wasm: $WASM_OPT missing: run npm install (the npm binaryen package, not Debian's)" >&2
   exit 1
 fi
 
@@ -41,10 +36,8 @@ module() { # out-dir cargo-profile [cargo args...]
   wasm-bindgen --target web --out-dir "$out" --out-name acp_fs_wasm "$RAW"
   # wasm-bindgen writes a package.json and .gitignore of its own; the package is npm/wasm.
   rm -f "$out/package.json" "$out/.gitignore"
-  # wasm-opt reads the target_features section, then drops it and the producers section with
-  # the rest: nothing loads them at run time (docs/toolchain.md#no-strip-in-the-release-profile).
-  # Functions that differ only in constants are merged first (docs/toolchain.md#merged-look-alike-functions).
-  "$WASM_OPT" --merge-similar-functions -Oz --strip-producers --strip-target-features "$out/acp_fs_wasm_bg.wasm" -o "$out/acp_fs_wasm_bg.opt.wasm"
+  # The passes, and why: scripts/wasm-opt-module.sh.
+  scripts/wasm-opt-module.sh "$out/acp_fs_wasm_bg.wasm" "$out/acp_fs_wasm_bg.opt.wasm"
   mv "$out/acp_fs_wasm_bg.opt.wasm" "$out/acp_fs_wasm_bg.wasm"
   local wasm=$out/acp_fs_wasm_bg.wasm
   echo "build-wasm: cargo output $(wc -c <"$RAW") bytes; $wasm $(wc -c <"$wasm") bytes raw," \
