@@ -172,6 +172,30 @@ impl Channel {
         self.ask_storage(io, done)
     }
 
+    /// The three-way merge of a stale write ([`merge`](crate::merge::merge)), built in.
+    #[cfg(feature = "merge")]
+    pub fn merge(
+        &self,
+        base: &str,
+        current: &str,
+        ours: &str,
+    ) -> std::future::Ready<Result<Option<String>, StorageError>> {
+        std::future::ready(Ok(crate::merge::merge(base, current, ours)))
+    }
+
+    /// The three-way merge of a stale write, from the host: a build without the `merge` feature.
+    /// The host may fail to load its merge module (a page offline): that failure answers it as
+    /// a storage's does, and the write fails with its message, having changed nothing.
+    #[cfg(not(feature = "merge"))]
+    #[cfg_attr(acp_fs_small, optimize(size))]
+    pub fn merge(&self, base: &str, current: &str, ours: &str) -> Asked<'_, Option<String>> {
+        let io = Io::Merge { base: base.to_owned(), current: current.to_owned(), ours: ours.to_owned() };
+        self.ask_storage(io, |answer, _| match answer {
+            Answer::Merged(merged) => Ok(merged),
+            other => Err(other),
+        })
+    }
+
     // Approvals, document decisions and turns come from the host, not from storage: they go
     // through `ask`, which takes no error answer.
 
@@ -290,6 +314,7 @@ fn name(io: &Io) -> &'static str {
         Io::Rename { .. } => "rename",
         Io::MakeDir { .. } => "make_dir",
         Io::RemoveDir { .. } => "remove_dir",
+        Io::Merge { .. } => "merge",
     }
 }
 
@@ -306,6 +331,7 @@ fn unexpected(what: &str, answer: &Answer) -> StorageError {
         Answer::Approved(_) => "an approval".to_owned(),
         Answer::Document(_) => "a document decision".to_owned(),
         Answer::Entries(entries) => format!("{} directory entries", entries.len()),
+        Answer::Merged(_) => "a merge".to_owned(),
         Answer::Err(_) => "an error".to_owned(),
     };
     StorageError::new(StorageErrorKind::Other, format!("driver answered {what} with {kind}"))

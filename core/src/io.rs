@@ -89,6 +89,12 @@ pub enum Io {
     /// Remove the empty directory `path` below `root` ([`Answer::Done`]): a write that failed
     /// takes back the directories it created for its file.
     RemoveDir { root: String, path: String },
+    /// Merge a stale write ([`Answer::Merged`]): what [`merge::merge`](crate::merge::merge)
+    /// answers for `base` (what the agent read), `current` (what is there now) and `ours` (the
+    /// agent's content). Asked only by a build without the `merge` feature (the fs/* wasm
+    /// module), whose host answers it with the merge module; a host that could not load it
+    /// answers with its error, and the write fails with it.
+    Merge { base: String, current: String, ours: String },
 }
 
 impl Io {
@@ -137,6 +143,8 @@ pub enum Answer {
     Document(DocumentWrite),
     /// What [`Io::List`] found.
     Entries(Vec<DirEntry>),
+    /// The merged text [`Io::Merge`] asked for; `None` where the edits overlap.
+    Merged(Option<String>),
     /// The storage failed; the operation turns it into the request's error.
     Err(StorageError),
 }

@@ -238,15 +238,6 @@ pub(crate) fn key(path: &AbsPath) -> String {
     }
 }
 
-/// A three-way merge of line-based edits: `Some(text)` when the session's edit and the
-/// changes made since it read the file touch different lines, `None` when they overlap.
-#[cfg_attr(acp_fs_small, optimize(size))]
-pub(crate) fn merge(base: &str, current: &str, ours: &str) -> Option<String> {
-    // diffy's arguments are (ancestor, ours, theirs): "ours" is what is there now, so a clean
-    // merge keeps its text and applies the agent's edit on top.
-    diffy::merge(base, current, ours).ok()
-}
-
 /// Writes to one real path, in the order they asked: the front of a path's queue has the turn.
 #[derive(Default)]
 pub(crate) struct Turns {

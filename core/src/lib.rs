@@ -57,6 +57,7 @@ pub use record::{AuditEvent, ChangeKind, ChangeRecord, DocumentWrite};
 mod engine;
 mod io;
 mod ledger;
+pub mod merge;
 mod operation;
 mod recency;
 mod run;

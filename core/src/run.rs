@@ -92,6 +92,19 @@ pub fn perform<S: Storage>(storage: &S, host: &impl Host, files: &mut OpenFiles<
         }
         Io::MakeDir { root, path } => storage.make_dir(&root, &path).into(),
         Io::RemoveDir { root, path } => storage.remove_dir(&root, &path).into(),
+        Io::Merge { base, current, ours } => merged(&base, &current, &ours),
+    }
+}
+
+/// The answer to [`Io::Merge`], which only a build without the `merge` feature asks. Its Rust
+/// host has no merge module to answer with: the write is refused as edits that overlap are.
+fn merged(base: &str, current: &str, ours: &str) -> Answer {
+    #[cfg(feature = "merge")]
+    return Answer::Merged(crate::merge::merge(base, current, ours));
+    #[cfg(not(feature = "merge"))]
+    {
+        let _ = (base, current, ours);
+        Answer::Merged(None)
     }
 }
 
@@ -151,6 +164,7 @@ pub async fn run_async<S: AsyncStorage>(mut op: Operation, storage: &S, host: &i
                     }
                     Io::MakeDir { root, path } => storage.make_dir(&root, &path).await.into(),
                     Io::RemoveDir { root, path } => storage.remove_dir(&root, &path).await.into(),
+                    Io::Merge { base, current, ours } => merged(&base, &current, &ours),
                 };
                 op.resume(answer)
             }

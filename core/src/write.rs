@@ -198,7 +198,7 @@ pub(crate) fn commit<'a>(
                 let Some((base, now)) = base else {
                     return Err(stale(requested, opts.on_conflict, seen));
                 };
-                match ledger::merge(base, now, &new_text) {
+                match io.merge(base, now, &new_text).await.map_err(|e| storage_error(e, requested))? {
                     Some(text) => {
                         merged = text != new_text;
                         new_text = text;

@@ -17,7 +17,11 @@ export type HostAnswer = { error?: HostError, metadata?: HostMetadata,
 /**
  * The driver's number for the file `open` opened; `null` when it opened none.
  */
-file?: number | null, path?: string, bytes?: true, done?: true, approved?: boolean, document?: DocumentWrite, entries?: Array<HostEntry>, };
+file?: number | null, path?: string, bytes?: true, done?: true, approved?: boolean, document?: DocumentWrite, entries?: Array<HostEntry>, 
+/**
+ * The merged text `merge` asked for; `null` where the edits overlap.
+ */
+merged?: string | null, };
 
 export type HostError = { code?: string, name?: string, message?: string, };
 
@@ -38,7 +42,7 @@ export type HostDispatch = { "kind": "notMine" } | { "kind": "reply", reply: str
 
 export type HostRequest = { method: 'fs/read_text_file' | 'fs/write_text_file', params: { sessionId: string; path: string; [k: string]: unknown }, } | { error: AcpFsError, };
 
-export type Io = { "op": "stat", path: string, follow: boolean, } | { "op": "realPath", path: string, } | { "op": "readAll", path: string, } | { "op": "open", root: string, path: string, head: number, } | { "op": "readAt", file: number, offset: number, length: number, } | { "op": "close", file: number, } | { "op": "makeDirs", root: string, path: string, } | { "op": "write", root: string, path: string, } | { "op": "approve", change: ChangeRecord, } | { "op": "wait", path: string, } | { "op": "writeDocument", path: string, text: string, } | { "op": "list", root: string, path: string, } | { "op": "rename", root: string, from: string, to: string, } | { "op": "makeDir", root: string, path: string, } | { "op": "removeDir", root: string, path: string, };
+export type Io = { "op": "stat", path: string, follow: boolean, } | { "op": "realPath", path: string, } | { "op": "readAll", path: string, } | { "op": "open", root: string, path: string, head: number, } | { "op": "readAt", file: number, offset: number, length: number, } | { "op": "close", file: number, } | { "op": "makeDirs", root: string, path: string, } | { "op": "write", root: string, path: string, } | { "op": "approve", change: ChangeRecord, } | { "op": "wait", path: string, } | { "op": "writeDocument", path: string, text: string, } | { "op": "list", root: string, path: string, } | { "op": "rename", root: string, from: string, to: string, } | { "op": "makeDir", root: string, path: string, } | { "op": "removeDir", root: string, path: string, } | { "op": "merge", base: string, current: string, ours: string, };
 
 export type AcpFsError = { kind: ErrorKind, code: number, message: string, data: JsonValue, };
 

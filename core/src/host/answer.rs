@@ -9,7 +9,8 @@ use serde::Deserialize;
 
 /// An answer to an [`Io`](crate::Io), as a driver sends it: one of `{metadata, file?}` (an open may add
 /// `bytes: true`, its head beside it), `{path}`, `{bytes: true}` (the bytes beside it),
-/// `{done: true}`, `{approved}`, `{document}`, `{entries}` (a listing) or `{error}`. Host error codes and names
+/// `{done: true}`, `{approved}`, `{document}`, `{entries}` (a listing), `{merged}` (the merged text, or
+/// `null` where the edits overlap) or `{error}`. Host error codes and names
 /// (`ENOENT`, `NotFoundError`, …) are classified here, once, for every binding.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -35,6 +36,10 @@ pub struct HostAnswer {
     pub document: Option<DocumentWrite>,
     #[cfg_attr(feature = "ts", ts(optional))]
     pub entries: Option<Vec<HostEntry>>,
+    /// The merged text `merge` asked for; `null` where the edits overlap.
+    #[serde(default, deserialize_with = "present")]
+    #[cfg_attr(feature = "ts", ts(optional, type = "string | null"))]
+    pub merged: Option<Option<String>>,
 }
 
 /// One entry of a listing: its name and what a stat that does not follow it found.
@@ -49,7 +54,7 @@ impl<'de> Deserialize<'de> for HostAnswer {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<HostAnswer, D::Error> {
         // serde-wasm-bindgen reads a struct by asking the object for each field it declares (a
         // lookup, and an `in` test for each absent one): 17 crossings into JS for `{bytes: true}`.
-        // An answer holds one or two of its nine members, so it is read as a map of those present.
+        // An answer holds one or two of its ten members, so it is read as a map of those present.
         HostAnswer::deserialize(AsMap(d))
     }
 }
@@ -205,6 +210,9 @@ impl HostAnswer {
             });
             return entries.collect::<Result<_, _>>().map(Answer::Entries);
         }
+        if let Some(merged) = self.merged {
+            return Ok(Answer::Merged(merged));
+        }
         Err("it answers nothing".into())
     }
 }
@@ -239,7 +247,7 @@ mod tests {
     #[test]
     fn answers_from_their_json() {
         let file = FileKind::File;
-        let cases: [(Value, Option<Vec<u8>>, Answer); 11] = [
+        let cases: [(Value, Option<Vec<u8>>, Answer); 13] = [
             (json!({"metadata": {"kind": "file", "size": 3}}), None, Answer::Metadata(Metadata::new(file, 3))),
             (
                 json!({"metadata": {"kind": "file", "size": 3, "changedMs": 2.5, "fileId": "7:42"}}),
@@ -275,6 +283,8 @@ mod tests {
             (json!({"done": true}), None, Answer::Done),
             (json!({"approved": false}), None, Answer::Approved(false)),
             (json!({"document": "writeThrough"}), None, Answer::Document(DocumentWrite::WriteThrough)),
+            (json!({"merged": "a\nB\n"}), None, Answer::Merged(Some("a\nB\n".into()))),
+            (json!({"merged": null}), None, Answer::Merged(None)),
         ];
         for (value, bytes, want) in cases {
             assert_eq!(answer(value.clone(), bytes).unwrap(), want, "{value}");
@@ -290,6 +300,7 @@ mod tests {
             json!({}),
             json!({"bogus": 1}),
             json!({"path": 5}),
+            json!({"merged": 5}),
             json!({"metadata": {"kind": "fifo", "size": 1}}),
             json!({"metadata": {"kind": "file", "size": -1}}),
             json!({"metadata": {"kind": "file"}}),
