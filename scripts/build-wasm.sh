@@ -23,25 +23,28 @@ if [ "$have" != "$want" ]; then
   exit 1
 fi
 
-# Two modules (docs/design.md#two-builds-of-the-wasm-engine): `pkg/` serves fs/* alone, what
-# `@acp-fs/wasm` loads and a web page downloads; `pkg-full/` adds the MCP tools and the agent's
-# side (feature `full`), what `@acp-fs/wasm/full` loads. Each cargo build replaces the one .wasm
-# cargo writes, so each is taken through wasm-bindgen before the next.
-module() { # out-dir cargo-profile [cargo args...]
-  local out=$PKG/$1 profile=$2
-  shift 2
-  local RAW="${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/$profile/acp_fs_wasm.wasm"
-  cargo build --profile "$profile" --target wasm32-unknown-unknown -p acp-fs-wasm "$@"
+# Three modules (docs/design.md#two-builds-of-the-wasm-engine): `pkg/` serves fs/* alone, what
+# `@acp-fs/wasm` loads and a web page downloads; `pkg-merge/` is the three-way merge `pkg/` leaves
+# out, which its driver loads the first time a stale write needs it
+# (docs/design.md#the-merge-module); `pkg-full/` adds the MCP tools and the agent's side (feature
+# `full`), what `@acp-fs/wasm/full` loads. A cargo build replaces the .wasm an earlier one of the
+# same crate wrote, so each is taken through wasm-bindgen before the next.
+module() { # out-dir cargo-profile cargo-package [cargo args...]
+  local out=$PKG/$1 profile=$2 package=$3
+  shift 3
+  local name=${package//-/_}
+  local RAW="${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/$profile/$name.wasm"
+  cargo build --profile "$profile" --target wasm32-unknown-unknown -p "$package" "$@"
   rm -rf "$out"
-  wasm-bindgen --target web --out-dir "$out" --out-name acp_fs_wasm "$RAW"
+  wasm-bindgen --target web --out-dir "$out" --out-name "$name" "$RAW"
   # wasm-bindgen writes a package.json and .gitignore of its own; the package is npm/wasm.
   rm -f "$out/package.json" "$out/.gitignore"
   # The passes, and why: scripts/wasm-opt-module.sh.
-  scripts/wasm-opt-module.sh "$out/acp_fs_wasm_bg.wasm" "$out/acp_fs_wasm_bg.opt.wasm"
-  mv "$out/acp_fs_wasm_bg.opt.wasm" "$out/acp_fs_wasm_bg.wasm"
-  local wasm=$out/acp_fs_wasm_bg.wasm
+  scripts/wasm-opt-module.sh "$out/${name}_bg.wasm" "$out/${name}_bg.opt.wasm"
+  mv "$out/${name}_bg.opt.wasm" "$out/${name}_bg.wasm"
+  local wasm=$out/${name}_bg.wasm
   echo "build-wasm: cargo output $(wc -c <"$RAW") bytes; $wasm $(wc -c <"$wasm") bytes raw," \
-    "$(gzip -9 -c "$wasm" | wc -c) bytes gzip -9; JS glue $(wc -c <"$out/acp_fs_wasm.js") bytes"
+    "$(gzip -9 -c "$wasm" | wc -c) bytes gzip -9; JS glue $(wc -c <"$out/$name.js") bytes"
 }
 # The fs/* module is built with the `wasm-fs` profile (Cargo.toml says why), LLVM's inliner less
 # eager than at opt-level 3 (threshold 100 for its 250; docs/toolchain.md#the-inliner-of-the-fs-module),
@@ -50,10 +53,13 @@ module() { # out-dir cargo-profile [cargo args...]
 # rustc take its unstable flags, and only for this build). The full one is built with
 # `release`. `--cfg acp_fs_small` has the engine's code a small read never runs (writes, errors,
 # options, sessions) optimized for size (docs/toolchain.md#cold-code-optimized-for-size).
-# --config joins .cargo/config.toml's flags (+simd128), it does not replace them.
-RUSTC_BOOTSTRAP=1 module pkg wasm-fs -Zbuild-std=std,panic_abort -Zbuild-std-features=optimize_for_size --config \
-  'target.wasm32-unknown-unknown.rustflags=["-C", "llvm-args=-inline-threshold=100", "-Z", "unstable-options", "-C", "panic=immediate-abort", "--cfg", "acp_fs_small"]'
-module pkg-full release --features full
+# --config joins .cargo/config.toml's flags (+simd128), it does not replace them. The merge
+# module is built as the fs/* one, with whose standard library it shares the build.
+small=(-Zbuild-std=std,panic_abort -Zbuild-std-features=optimize_for_size --config
+  'target.wasm32-unknown-unknown.rustflags=["-C", "llvm-args=-inline-threshold=100", "-Z", "unstable-options", "-C", "panic=immediate-abort", "--cfg", "acp_fs_small"]')
+RUSTC_BOOTSTRAP=1 module pkg wasm-fs acp-fs-wasm "${small[@]}"
+RUSTC_BOOTSTRAP=1 module pkg-merge wasm-fs acp-fs-wasm-merge "${small[@]}"
+module pkg-full release acp-fs-wasm --features full
 
 # The shared driver, the types and the adapters, copied so the package stands alone.
 copy_dir() { # src dst pattern...

@@ -39,6 +39,8 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
   for (const name of ['hostInfo', 'invalidParams', 'createEngine']) {
     if (typeof binding?.[name] !== 'function') throw new TypeError(`createAcpFs needs the binding function ${name}`);
   }
+  // A module built without the merge (@acp-fs/wasm's fs/* one) asks the binding for it.
+  const merge = typeof binding.merge === 'function' ? binding.merge : undefined;
   // Asked when the first instance is made: a wasm module may be instantiated after this runs.
   let info;
   const core = () => (info ??= useBinding(binding));
@@ -270,7 +272,7 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
       try {
         driven = refused
           ? { outcome: op.refuse(refused.field, refused.reason) }
-          : drive(op, { signal, native: this.#native, storageIo, hooks: this.#hooks, turns: this.#turns });
+          : drive(op, { signal, native: this.#native, storageIo, hooks: this.#hooks, turns: this.#turns, merge });
       } catch (e) {
         driven = broken(e);
       }

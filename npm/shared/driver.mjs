@@ -29,12 +29,11 @@ export function drive(op, context) {
   // (an in-memory storage: no promise at all), and goes on in `driveAsync` from the first io
   // that has to be waited for. With a signal, or on the native disk, it is `driveAsync` alone.
   if (context.signal || context.native) return driveAsync(op, context);
-  const { storageIo, hooks, turns } = context;
   let reply;
   for (;;) {
     const step = resume(op, reply);
     if (step.done) return { outcome: step.done, cause: (step.done.error && reply?.failure) || undefined };
-    const pending = answer(step, storageIo, hooks, turns);
+    const pending = answer(step, context);
     if (isThenable(pending)) return driveAsync(op, context, pending, step.changes === true);
     reply = pending;
   }
@@ -44,7 +43,8 @@ export function drive(op, context) {
  * `drive` as a loop that awaits: from the start, or from `pending`, the answer to an io already
  * started (`committed`: one that changes something).
  */
-async function driveAsync(op, { signal, native, storageIo, hooks, turns }, pending, committed = false) {
+async function driveAsync(op, context, pending, committed = false) {
+  const { signal, native, storageIo } = context;
   const abort = watch(signal);
   // Set once an io that changes something has started: from then on the request runs to its
   // end, so that "cancelled" always means nothing was changed.
@@ -62,7 +62,7 @@ async function driveAsync(op, { signal, native, storageIo, hooks, turns }, pendi
       if (step.done) return { outcome: step.done, cause: (step.done.error && reply?.failure) || undefined };
       if (cancelling()) break;
       committed ||= step.changes === true;
-      const pending = answer(step, storageIo, hooks, turns);
+      const pending = answer(step, context);
       reply = isThenable(pending) ? await race(pending) : pending;
       if (reply === ABORTED && storageIo) pending.then(() => storageIo.closeAll());
     }
@@ -93,22 +93,30 @@ async function onDisk(op, answer, race) {
 
 /**
  * The answer to the io `step` names, or a promise of it when it has to be waited for (a
- * synchronous storage costs no microtask): the host's hooks answer approvals and documents,
- * storage the rest, and a wait ends with any operation of the engine. A failure is the error
- * answer, with the host's error as `failure`.
+ * synchronous storage costs no microtask): the host's hooks answer approvals and documents, the
+ * binding's `merge` a merge (a module built without it: @acp-fs/wasm's fs/* one), storage the
+ * rest, and a wait ends with any operation of the engine. A failure is the error answer, with
+ * the host's error as `failure`.
  */
-function answer(step, storageIo, hooks, turns) {
+function answer(step, { storageIo, hooks, turns, merge }) {
   const { io } = step;
   if (io.op === 'wait') return turns.next().then(() => DONE);
   let result;
   try {
     if (io.op === 'approve' || io.op === 'writeDocument') result = askHost(hooks, io);
+    else if (io.op === 'merge') result = merged(merge, io);
     else if (storageIo === null) throw new TypeError(`the engine asked the host for ${io.op}, which only storage can answer`);
     else result = storageIo.perform(io, step.bytes);
   } catch (e) {
     return failed(e);
   }
   return isThenable(result) ? Promise.resolve(result).then(undefined, failed) : result;
+}
+
+/** The answer to a merge, from the binding's merge module. */
+async function merged(merge, { base, current, ours }) {
+  if (typeof merge !== 'function') throw new TypeError('the engine asked for a merge, and the binding has none');
+  return { answer: { merged: await merge(base, current, ours) } };
 }
 
 /** An io's failure as its answer, with the host's error as `failure`. */

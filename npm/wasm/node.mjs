@@ -5,8 +5,16 @@ import { readFileSync } from 'node:fs';
 import { initSync as initWasmSync } from './pkg/acp_fs_wasm.js';
 import { markReady } from './lib/fs.mjs';
 import { wideText } from './lib/node-text.mjs';
+import { lazyMerge } from './lib/merge.mjs';
 
-markReady(initWasmSync({ module: readFileSync(new URL('./pkg/acp_fs_wasm_bg.wasm', import.meta.url)) }), { wideText });
+const wasmFile = (path) => readFileSync(new URL(path, import.meta.url));
+// The three-way merge is a module of its own (pkg-merge/), loaded the first time a write needs it.
+const merge = lazyMerge(async () => {
+  const glue = await import('./pkg-merge/acp_fs_wasm_merge.js');
+  glue.initSync({ module: wasmFile('./pkg-merge/acp_fs_wasm_merge_bg.wasm') });
+  return glue.merge;
+});
+markReady(initWasmSync({ module: wasmFile('./pkg/acp_fs_wasm_bg.wasm') }), { wideText, merge });
 
 export { AcpFs, agent, AcpFs as default } from './lib/fs.mjs';
 export { AcpFsError, acpClientHandlers, toRequestError } from './shared/index.mjs';

@@ -1,14 +1,16 @@
 // A tiny browser app that uses @acp-fs/wasm the way an IDE would install it: bundled by esbuild
 // from the package's exports (browser conditions), the .wasm taken as an asset URL. The results
-// land in `window.__bundle` for tests/browser/run.mjs. The fs/* module serves the page; the full
-// one (MCP tools) is imported when first used.
+// land in `window.__bundle` for tests/browser/run.mjs. The fs/* module serves the page; its merge
+// module is fetched by the first stale write, and the full one (MCP tools) imported when first used.
 import { AcpFs, init } from '@acp-fs/wasm';
 import { fromOPFS, overlay } from '@acp-fs/wasm/adapters';
 import wasmUrl from '@acp-fs/wasm/acp_fs_wasm_bg.wasm';
+import mergeUrl from '@acp-fs/wasm/merge/acp_fs_wasm_merge_bg.wasm';
 import fullWasmUrl from '@acp-fs/wasm/full/acp_fs_wasm_bg.wasm';
 
 async function smoke() {
-  await init(new URL(wasmUrl, import.meta.url));
+  // A bundler hands out each .wasm as an asset URL: the merge module's too.
+  await init(new URL(wasmUrl, import.meta.url), { merge: new URL(mergeUrl, import.meta.url) });
   const top = await navigator.storage.getDirectory();
   const root = await top.getDirectoryHandle(`bundle-smoke-${Date.now()}`, { create: true });
   const buffers = { '/project/open.txt': 'unsaved\n' };
@@ -18,6 +20,14 @@ async function smoke() {
   const write = await lite.writeTextFile({ sessionId: 's', path: '/project/src/a.txt', content: 'one\r\ntwo\r\n' });
   const read = await lite.readTextFile({ sessionId: 's', path: '/project/src/a.txt', line: 2 });
   const open = await lite.readTextFile({ sessionId: 's', path: '/project/open.txt' });
+  // A stale write: the user changes a file the agent wrote, and the agent writes another line of
+  // it. The merge module, fetched now, keeps both.
+  const text = (lines) => lines.map((l) => `${l}\n`).join('');
+  const merging = '/project/src/merge.txt';
+  await lite.writeTextFile({ sessionId: 's', path: merging, content: text(['one', 'two', 'three', 'four', 'five']) });
+  await storage.writeFile(merging, new TextEncoder().encode(text(['one', 'two (user)', 'three', 'four', 'five'])));
+  const mergedWrite = await lite.writeTextFile({ sessionId: 's', path: merging, content: text(['one', 'two', 'three', 'four', 'five (agent)']) });
+  const merged = { write: mergedWrite, read: await lite.readTextFile({ sessionId: 's', path: merging }) };
   const denied = await lite.readTextFile({ sessionId: 's', path: '/etc/passwd' }).then(
     () => null,
     (e) => ({ name: e.name, code: e.code, jsonRpcCode: e.jsonRpcCode }),
@@ -46,6 +56,7 @@ async function smoke() {
     write,
     read,
     open,
+    merged,
     denied,
     capabilities: lite.capabilities(),
     liteTools: { code: liteTools.error?.code, module: liteTools.error?.data?.module },

@@ -105,6 +105,7 @@ async function main() {
         write: {},
         read: { content: 'two\r\n' },
         open: { content: 'unsaved\n' },
+        merged: { write: {}, read: { content: 'one\ntwo (user)\nthree\nfour\nfive (agent)\n' } },
         denied: { name: 'AcpFsError', code: 'path_outside_roots', jsonRpcCode: -32603 },
         capabilities: { readTextFile: true, writeTextFile: true },
         liteTools: { code: -32601, module: '@acp-fs/wasm/full' },

@@ -16,20 +16,20 @@ import { assertWire, plain } from './wire-values.mjs';
 
 /**
  * Registers the suite. `binding` is the low-level interface; `methods` the methods its classes
- * have beyond the shared ones (`{Engine: [...], Operation: [...]}`); `byteForms` the shapes of
- * bytes it takes (functions of a Uint8Array).
+ * have beyond the shared ones (`{Engine: [...], Operation: [...]}`), and `functions` its
+ * functions beyond them; `byteForms` the shapes of bytes it takes (functions of a Uint8Array).
  */
-export function bindingSuite({ label, binding, methods, byteForms }) {
+export function bindingSuite({ label, binding, methods, functions: own = [], byteForms }) {
   const { Engine, Operation } = binding;
   const { newEngine, engine, engineWith } = engines(binding);
   const read = (e, extra = {}) => e.start('fs/read_text_file', { sessionId: 's', path: '/p/a.txt', ...extra });
 
   describe(`${label}: exports`, () => {
     test('exactly the interface of docs/binding-interface.md', () => {
-      const functions = ['hostInfo', 'invalidParams', 'createEngine', 'clientFsCapabilities', 'toolDefinitions', 'checkToolArguments', 'buildRequest', 'toolResult'];
+      const functions = ['hostInfo', 'invalidParams', 'createEngine', 'clientFsCapabilities', 'toolDefinitions', 'checkToolArguments', 'buildRequest', 'toolResult', ...own];
       // `__`-names are a loader's (napi build's __napiBindingTarget), not the interface's.
-      const own = Object.keys(binding).filter((k) => !k.startsWith('__'));
-      assert.deepEqual(own.sort(), [...functions, 'Engine', 'Operation'].sort());
+      const keys = Object.keys(binding).filter((k) => !k.startsWith('__'));
+      assert.deepEqual(keys.sort(), [...functions, 'Engine', 'Operation'].sort());
       for (const name of functions) assert.equal(typeof binding[name], 'function', name);
       const methodsOf = (C) => Object.getOwnPropertyNames(C.prototype).filter((k) => k !== 'constructor').sort();
       assert.deepEqual(

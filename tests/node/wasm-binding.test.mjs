@@ -25,6 +25,7 @@ bindingSuite({
   label: 'wasm binding',
   binding,
   methods: { Engine: ['free', 'startFlat'], Operation: ['free'] },
+  functions: ['merge'],
   byteForms: [
     (b) => b,
     (b) => b.buffer,

@@ -109,7 +109,7 @@ describe('package', () => {
       });
       const [{ filename, files }] = JSON.parse(out);
       const names = files.map((f) => f.path);
-      for (const f of ['node.mjs', 'index.mjs', 'full.mjs', 'full-node.mjs', 'shared/index.mjs', 'pkg/acp_fs_wasm_bg.wasm', 'pkg-full/acp_fs_wasm_bg.wasm', 'adapters/index.mjs', 'types/acp-fs.d.ts', 'shared/codemirror.mjs', 'shared/monaco.mjs', 'types/codemirror.d.ts', 'types/monaco.d.ts']) {
+      for (const f of ['node.mjs', 'index.mjs', 'full.mjs', 'full-node.mjs', 'shared/index.mjs', 'pkg/acp_fs_wasm_bg.wasm', 'pkg-merge/acp_fs_wasm_merge_bg.wasm', 'pkg-full/acp_fs_wasm_bg.wasm', 'adapters/index.mjs', 'types/acp-fs.d.ts', 'shared/codemirror.mjs', 'shared/monaco.mjs', 'types/codemirror.d.ts', 'types/monaco.d.ts']) {
         assert.ok(names.includes(f), `the tarball has ${f}`);
       }
       const modules = join(dir, 'app', 'node_modules', '@acp-fs');

@@ -486,6 +486,8 @@ export function guardBinding(raw) {
   let disabled;
   /** The host's UTF-16 decoder (`ready`'s option): a read's text then crosses as UTF-16. */
   let wideText;
+  /** The merge module's `merge` (`ready`'s option), for a module built without the merge. */
+  let merge;
   /** The value the module's last `beginFlat`/`step` left in its outbox (`outboxReader`). */
   let taken;
   /** The instance's memory (for the inbox). */
@@ -871,6 +873,14 @@ export function guardBinding(raw) {
     checkToolArguments: exported('checkToolArguments', requestError),
     buildRequest: exported('buildRequest', requestError),
     toolResult: exported('toolResult'),
+    /**
+     * A merge the module asked for (`{op: "merge"}`): the merge module's, given to `ready` by
+     * an entry whose module leaves the merge out. A module with the merge built in never asks.
+     */
+    merge(base, current, ours) {
+      if (merge === undefined) throw new TypeError('the module asked for a merge, and its entry gave it no merge module');
+      return merge(base, current, ours);
+    },
   });
 
   return {
@@ -880,10 +890,12 @@ export function guardBinding(raw) {
      * take the core's constants and where its outbox is while the instance is sound.
      * `wideText(units)`: a `Uint16Array` of UTF-16 code units as a string, where the host has a
      * decoder for them much faster than its UTF-8 one (Node's `Buffer`; see the `WIDE` text of
-     * bindings-wasm/src/outbox.rs).
+     * bindings-wasm/src/outbox.rs). `merge(base, current, ours)`: the merge module's merge, a
+     * promise of the text or of `null` (lib/merge.mjs), for a module built without it.
      */
-    ready(exports, { wideText: decoder } = {}) {
+    ready(exports, { wideText: decoder, merge: merger } = {}) {
       if (typeof decoder === 'function') wideText = decoder;
+      if (typeof merger === 'function') merge = merger;
       if (info === undefined) {
         memory = exports.memory;
         taken = outboxReader(memory, raw.__outbox(), (units) => wideText(units));

@@ -1,0 +1,140 @@
+// The merge module (docs/design.md#the-merge-module): @acp-fs/wasm's fs/* module leaves out the
+// three-way merge of a stale write and asks the host for it (`{op: "merge"}`); the driver answers
+// with `binding.merge`, which the entry loads from pkg-merge/ the first time. The vectors run the
+// merges themselves through the Node entry (wasm-vectors.test.mjs); here: what the engine asks,
+// what it makes of each answer, a merge module that fails to load, and loading it once.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+// The Node entry instantiates the module on import and gives the guard the merge module.
+import '../../npm/wasm/node.mjs';
+import { binding } from '../../npm/wasm/lib/fs.mjs';
+import { binding as fullBinding } from '../../npm/wasm/lib/full.mjs';
+import '../../npm/wasm/full-node.mjs';
+import { lazyMerge } from '../../npm/wasm/lib/merge.mjs';
+import { createAcpFs } from '../../npm/shared/index.mjs';
+import { MapStorage } from './harness.mjs';
+
+const PATH = '/p/a.txt';
+const BASE = 'one\ntwo\nthree\nfour\nfive\n';
+const USER = 'one\ntwo (user)\nthree\nfour\nfive\n';
+const AGENT = 'one\ntwo\nthree\nfour\nfive (agent)\n';
+const BOTH = 'one\ntwo (user)\nthree\nfour\nfive (agent)\n';
+
+/**
+ * The agent reads the file, the user changes it, the agent writes its edit: the write is stale.
+ * `merge`: the binding's merge for this engine (the fs/* module's, or a stand-in).
+ */
+async function staleWrite(merge, { base = BASE, user = USER, agent = AGENT } = {}) {
+  const AcpFs = createAcpFs(merge === undefined ? binding : { ...binding, merge });
+  const storage = new MapStorage();
+  storage.put(PATH, Buffer.from(base));
+  const changes = [];
+  const fs = new AcpFs({ storage, onChange: (c) => changes.push(c) });
+  fs.openSession('s', { cwd: '/p' });
+  assert.deepEqual(await fs.readTextFile({ sessionId: 's', path: PATH }), { content: base });
+  storage.put(PATH, Buffer.from(user));
+  const written = await fs.writeTextFile({ sessionId: 's', path: PATH, content: agent }).then(
+    (result) => ({ result }),
+    (error) => ({ error }),
+  );
+  return { ...written, file: Buffer.from(storage.files.get(PATH)).toString(), changes };
+}
+
+describe('@acp-fs/wasm: the fs/* module asks for its merges', () => {
+  test('a stale write asks with what the agent read, what is there and what it sent', async () => {
+    const asked = [];
+    const { result, file, changes } = await staleWrite(async (...args) => {
+      asked.push(args);
+      return 'merged by the host\n';
+    });
+    assert.deepEqual(asked, [[BASE, USER, AGENT]]);
+    // The answer is what is written, and the change record says it was merged.
+    assert.deepEqual(result, {});
+    assert.equal(file, 'merged by the host\n');
+    assert.equal(changes.length, 1);
+    assert.equal(changes[0].merged, true);
+    assert.equal(changes[0].newText, 'merged by the host\n');
+  });
+
+  test('null (the edits overlap) refuses the write as stale, and writes nothing', async () => {
+    const { error, file } = await staleWrite(async () => null);
+    assert.equal(error?.jsonRpcCode, -32603);
+    assert.equal(error.data.errorKind, 'stale_write');
+    assert.equal(file, USER);
+  });
+
+  test('a write the file has not moved under asks nothing', async () => {
+    const asked = [];
+    const { result, file } = await staleWrite(async (...args) => asked.push(args), { user: BASE });
+    assert.deepEqual([result, file, asked], [{}, AGENT, []]);
+  });
+
+  test('a merge module that failed to load fails the write with its message, and writes nothing', async () => {
+    const offline = Object.assign(new TypeError('Failed to fetch'), { name: 'TypeError' });
+    const { error, file } = await staleWrite(async () => {
+      throw offline;
+    });
+    assert.equal(error?.jsonRpcCode, -32603);
+    assert.equal(error.data.errorKind, 'storage_error');
+    assert.match(error.message, /Failed to fetch/);
+    assert.equal(error.cause, offline);
+    assert.equal(file, USER);
+  });
+
+  test('an answer that is not a merge is the driver bug it is: internal, nothing written', async () => {
+    const { error, file } = await staleWrite(async () => 42);
+    assert.equal(error?.jsonRpcCode, -32603);
+    assert.equal(error.data.errorKind, 'internal');
+    assert.equal(file, USER);
+  });
+
+  test("the Node entry's merge module merges as the engine does", async () => {
+    const { result, file, changes } = await staleWrite(undefined);
+    assert.deepEqual([result, file, changes[0].merged], [{}, BOTH, true]);
+    assert.equal(await binding.merge(BASE, USER, AGENT), BOTH);
+    assert.equal(await binding.merge('a\n', 'b\n', 'c\n'), null);
+  });
+
+  test('the full module has the merge built in and never asks', async () => {
+    const AcpFs = createAcpFs({
+      ...fullBinding,
+      merge: () => assert.fail('the full module asked for a merge'),
+    });
+    const storage = new MapStorage();
+    storage.put(PATH, Buffer.from(BASE));
+    const fs = new AcpFs({ storage });
+    fs.openSession('s', { cwd: '/p' });
+    await fs.readTextFile({ sessionId: 's', path: PATH });
+    storage.put(PATH, Buffer.from(USER));
+    assert.deepEqual(await fs.writeTextFile({ sessionId: 's', path: PATH, content: AGENT }), {});
+    assert.equal(Buffer.from(storage.files.get(PATH)).toString(), BOTH);
+  });
+});
+
+describe('lazyMerge: the merge module is loaded once, when first needed', () => {
+  test('nothing is loaded before the first merge; one load serves every merge after it', async () => {
+    let loads = 0;
+    const merge = lazyMerge(async () => {
+      loads += 1;
+      return (base, current, ours) => `${base}|${current}|${ours}`;
+    });
+    assert.equal(loads, 0);
+    const both = await Promise.all([merge('a', 'b', 'c'), merge('d', 'e', 'f')]);
+    assert.deepEqual(both, ['a|b|c', 'd|e|f']);
+    assert.equal(await merge('g', 'h', 'i'), 'g|h|i');
+    assert.equal(loads, 1);
+  });
+
+  test("the module's undefined (the edits overlap) is null; a failed load is tried again", async () => {
+    let loads = 0;
+    const merge = lazyMerge(async () => {
+      loads += 1;
+      if (loads === 1) throw new Error('offline');
+      return () => undefined;
+    });
+    await assert.rejects(merge('a', 'b', 'c'), /offline/);
+    assert.equal(await merge('a', 'b', 'c'), null);
+    assert.equal(loads, 2);
+  });
+});
