@@ -18,11 +18,11 @@ export function browserInit(initWasm, initWasmSync, markReady, mergeGlue) {
     });
   let pending;
   return {
-    init(input, options = {}) {
+    init(input, options) {
       if (pending === undefined) {
         pending = initWasm(input === undefined ? undefined : { module_or_path: input }).then(
           (exports) => {
-            markReady(exports, { merge: merge(options.merge) });
+            markReady(exports, { merge: merge(options?.merge) });
           },
           (e) => {
             pending = undefined; // a failed fetch may be retried
@@ -32,8 +32,8 @@ export function browserInit(initWasm, initWasmSync, markReady, mergeGlue) {
       }
       return pending;
     },
-    initSync(module, options = {}) {
-      markReady(initWasmSync({ module }), { merge: merge(options.merge) });
+    initSync(module, options) {
+      markReady(initWasmSync({ module }), { merge: merge(options?.merge) });
     },
   };
 }
