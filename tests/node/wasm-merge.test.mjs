@@ -23,10 +23,11 @@ const BOTH = 'one\ntwo (user)\nthree\nfour\nfive (agent)\n';
 
 /**
  * The agent reads the file, the user changes it, the agent writes its edit: the write is stale.
- * `merge`: the binding's merge for this engine (the fs/* module's, or a stand-in).
+ * `merge`: the binding's merge for this engine (the fs/* module's, or a stand-in); `module`: the
+ * module's binding.
  */
-async function staleWrite(merge, { base = BASE, user = USER, agent = AGENT } = {}) {
-  const AcpFs = createAcpFs(merge === undefined ? binding : { ...binding, merge });
+async function staleWrite(merge, { base = BASE, user = USER, agent = AGENT, module = binding } = {}) {
+  const AcpFs = createAcpFs(merge === undefined ? module : { ...module, merge });
   const storage = new MapStorage();
   storage.put(PATH, Buffer.from(base));
   const changes = [];
@@ -97,18 +98,9 @@ describe('@acp-fs/wasm: the fs/* module asks for its merges', () => {
   });
 
   test('the full module has the merge built in and never asks', async () => {
-    const AcpFs = createAcpFs({
-      ...fullBinding,
-      merge: () => assert.fail('the full module asked for a merge'),
-    });
-    const storage = new MapStorage();
-    storage.put(PATH, Buffer.from(BASE));
-    const fs = new AcpFs({ storage });
-    fs.openSession('s', { cwd: '/p' });
-    await fs.readTextFile({ sessionId: 's', path: PATH });
-    storage.put(PATH, Buffer.from(USER));
-    assert.deepEqual(await fs.writeTextFile({ sessionId: 's', path: PATH, content: AGENT }), {});
-    assert.equal(Buffer.from(storage.files.get(PATH)).toString(), BOTH);
+    const never = () => assert.fail('the full module asked for a merge');
+    const { result, file } = await staleWrite(never, { module: fullBinding });
+    assert.deepEqual([result, file], [{}, BOTH]);
   });
 });
 
