@@ -184,8 +184,8 @@ impl Channel {
     }
 
     /// The three-way merge of a stale write, from the host: a build without the `merge` feature.
-    /// The host may fail to load its merge module (a page offline): that failure answers it as
-    /// a storage's does, and the write fails with its message, having changed nothing.
+    /// The host may fail to run it (its merge module would not load: a page offline), and
+    /// answer with its error.
     #[cfg(not(feature = "merge"))]
     #[cfg_attr(acp_fs_small, optimize(size))]
     pub fn merge(&self, base: &str, current: &str, ours: &str) -> Asked<'_, Option<String>> {

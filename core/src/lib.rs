@@ -35,7 +35,7 @@
 #![cfg_attr(not(all(windows, feature = "disk")), forbid(unsafe_code))]
 #![cfg_attr(all(windows, feature = "disk"), deny(unsafe_code))]
 #![warn(missing_docs)]
-// `acp_fs_small`, set only by the fs/* wasm build (scripts/build-wasm.sh), optimizes for size the
+// `acp_fs_small`, set only by the fs/* wasm builds (scripts/build-wasm.sh), optimizes for size the
 // code a small read never runs: the write path, errors, options, sessions and documents
 // (`#[cfg_attr(acp_fs_small, optimize(size))]`; docs/toolchain.md#cold-code-optimized-for-size).
 #![cfg_attr(acp_fs_small, feature(optimize_attribute))]
@@ -57,6 +57,7 @@ pub use record::{AuditEvent, ChangeKind, ChangeRecord, DocumentWrite};
 mod engine;
 mod io;
 mod ledger;
+#[cfg(feature = "merge")]
 pub mod merge;
 mod operation;
 mod recency;

@@ -3,7 +3,7 @@
 //!
 //! Built in with the `merge` feature. Without it (the fs/* wasm module a web page downloads)
 //! a write that needs a merge asks the host with [`Io::Merge`](crate::Io::Merge), and the host
-//! answers with this same function from a module of its own.
+//! answers with this same function from a module of its own (`bindings-wasm/merge`).
 
 /// A three-way merge of line-based edits: `Some(text)` when the agent's edit (`ours`, the
 /// `base` it read changed into its content) and the changes made since it read the file
@@ -16,7 +16,6 @@
 /// // Both changed the same line: no merge.
 /// assert_eq!(acp_fs::merge::merge(base, "a\nB\nc\n", "a\nX\nc\n"), None);
 /// ```
-#[cfg(feature = "merge")]
 #[cfg_attr(acp_fs_small, optimize(size))]
 pub fn merge(base: &str, current: &str, ours: &str) -> Option<String> {
     // diffy's arguments are (ancestor, ours, theirs): "ours" is what is there now, so a clean

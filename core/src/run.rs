@@ -96,17 +96,22 @@ pub fn perform<S: Storage>(storage: &S, host: &impl Host, files: &mut OpenFiles<
     }
 }
 
-/// The answer to [`Io::Merge`], which only a build without the `merge` feature asks. Its Rust
-/// host has no merge module to answer with: the write is refused as edits that overlap are.
+/// The answer to [`Io::Merge`], which only a build without the `merge` feature asks. A Rust
+/// host of such a build has no merge module to answer with: the write fails saying so, rather
+/// than as edits that overlap.
 fn merged(base: &str, current: &str, ours: &str) -> Answer {
     #[cfg(feature = "merge")]
     return Answer::Merged(crate::merge::merge(base, current, ours));
     #[cfg(not(feature = "merge"))]
     {
         let _ = (base, current, ours);
-        Answer::Merged(None)
+        Answer::Err(StorageError::new(StorageErrorKind::Unsupported, NO_MERGE))
     }
 }
+
+/// Why a build without the `merge` feature cannot merge in Rust.
+#[cfg(not(feature = "merge"))]
+const NO_MERGE: &str = "this build of acp-fs has no three-way merge: cargo feature `merge` is off";
 
 /// Runs `op` to completion against a synchronous storage.
 pub fn run<S: Storage>(mut op: Operation, storage: &S, host: &impl Host) -> Outcome {

@@ -25,7 +25,7 @@ use crate::protocol::{Response, WriteTextFileResponse, WRITE_TEXT_FILE};
 use crate::record::{ChangeKind, ChangeRecord, DocumentWrite};
 use crate::refuse::{self, not_text, storage_error, too_large};
 use crate::state::Shared;
-use crate::storage::{Metadata, StorageErrorKind};
+use crate::storage::{Metadata, StorageError, StorageErrorKind};
 use crate::text::{self, Encoding};
 use std::future::Future;
 use std::sync::Arc;
@@ -198,7 +198,7 @@ pub(crate) fn commit<'a>(
                 let Some((base, now)) = base else {
                     return Err(stale(requested, opts.on_conflict, seen));
                 };
-                match io.merge(base, now, &new_text).await.map_err(|e| storage_error(e, requested))? {
+                match io.merge(base, now, &new_text).await.map_err(|e| merge_failed(e, requested))? {
                     Some(text) => {
                         merged = text != new_text;
                         new_text = text;
@@ -256,9 +256,10 @@ pub(crate) fn commit<'a>(
                 "the user rejected this write",
             ));
         }
-        // An approval may take minutes, and no write of acp-fs can come in between (the turn), but
-        // the user can type and a formatter can rewrite the disk: what was approved is written only
-        // over the text the approval showed.
+        // An approval may take minutes (and the fs/* wasm module may have had to load its merge
+        // module), and no write of acp-fs can come in between (the turn), but the user can type
+        // and a formatter can rewrite the disk: what was approved is written only over the text
+        // the approval showed.
         if seen.is_some() {
             let moved = match (&document_name, &document) {
                 (Some(name), Some(before)) => shared.document(name).is_none_or(|d| d.version != before.version),
@@ -271,8 +272,8 @@ pub(crate) fn commit<'a>(
                 return Err(AcpFsError::denied(
                     ErrorKind::StaleWrite,
                     requested.as_str(),
-                    "the file changed while this write waited for approval; nothing was written. \
-                 Read the file again and redo the edit on what it holds now",
+                    "the file changed while this write waited (for its approval or its merge); nothing \
+                 was written. Read the file again and redo the edit on what it holds now",
                 ));
             }
         }
@@ -373,6 +374,15 @@ fn stale(requested: &AbsPath, mode: OnConflict, seen: &Seen) -> AcpFsError {
         requested.as_str(),
         format!("{why}; nothing was written. Read the file again and redo the edit on what it holds now"),
     )
+}
+
+/// The host could not run the merge (a build without it: the merge module would not load). That
+/// failure is no fact about the file, whatever its code says (a missing `.wasm` is `ENOENT`), so
+/// it is reported as what it is, with the host's words.
+#[cfg_attr(acp_fs_small, optimize(size))]
+fn merge_failed(e: StorageError, requested: &AbsPath) -> AcpFsError {
+    let why = format!("the three-way merge could not be run ({}); nothing was written", e.message);
+    storage_error(StorageError::new(StorageErrorKind::Other, why), requested)
 }
 
 #[cfg_attr(acp_fs_small, optimize(size))]

@@ -175,3 +175,27 @@ fn threads_running_writes_to_one_file_take_turns() {
         assert_eq!(pair[1].old_text.as_deref(), Some(pair[0].new_text.as_str()));
     }
 }
+
+/// A build without the `merge` feature (the fs/* wasm module's) asks its host for a merge; the
+/// Rust drivers of such a build have none to answer with, so a write that would merge fails
+/// saying so, not as edits that overlap, and writes nothing. `./dev` runs this test without the
+/// default features.
+#[cfg(not(feature = "merge"))]
+#[test]
+fn without_the_merge_feature_a_stale_write_fails_saying_so() {
+    let storage = MemoryStorage::new();
+    storage.put("/p/f.txt", "a\nb\nc\n");
+    let fs = engine(&storage, json!({}));
+    read(&fs, &storage, "/p/f.txt").result.unwrap();
+    storage.put("/p/f.txt", "A\nb\nc\n");
+    let out = write(&fs, &storage, "/p/f.txt", "a\nb\nC\n");
+    let e = out.result.unwrap_err();
+    assert_eq!(e.data["errorKind"], "storage_error");
+    assert!(
+        e.message.contains("the three-way merge could not be run (this build of acp-fs has no three-way merge"),
+        "{}",
+        e.message
+    );
+    assert!(out.change.is_none());
+    assert_eq!(storage.get("/p/f.txt").unwrap(), b"A\nb\nc\n");
+}

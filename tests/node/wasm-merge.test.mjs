@@ -22,31 +22,39 @@ const AGENT = 'one\ntwo\nthree\nfour\nfive (agent)\n';
 const BOTH = 'one\ntwo (user)\nthree\nfour\nfive (agent)\n';
 
 /**
- * The agent reads the file, the user changes it, the agent writes its edit: the write is stale.
- * `merge`: the binding's merge for this engine (the fs/* module's, or a stand-in); `module`: the
- * module's binding.
+ * The agent has read the file and the user changed it since: the engine and its storage, ready
+ * for the agent's stale write. `merge`: the binding's merge for this engine (the fs/* module's,
+ * or a stand-in, given the storage); `module`: the module's binding.
  */
-async function staleWrite(merge, { base = BASE, user = USER, agent = AGENT, module = binding } = {}) {
-  const AcpFs = createAcpFs(merge === undefined ? module : { ...module, merge });
+async function readThenChanged(merge, { base = BASE, user = USER, module = binding } = {}) {
   const storage = new MapStorage();
   storage.put(PATH, Buffer.from(base));
+  const AcpFs = createAcpFs(merge === undefined ? module : { ...module, merge: (...args) => merge(...args, storage) });
   const changes = [];
   const fs = new AcpFs({ storage, onChange: (c) => changes.push(c) });
   fs.openSession('s', { cwd: '/p' });
   assert.deepEqual(await fs.readTextFile({ sessionId: 's', path: PATH }), { content: base });
   storage.put(PATH, Buffer.from(user));
-  const written = await fs.writeTextFile({ sessionId: 's', path: PATH, content: agent }).then(
+  return { fs, storage, changes };
+}
+
+const fileOf = (storage) => Buffer.from(storage.files.get(PATH)).toString();
+
+/** The agent's stale write after `readThenChanged`: its result or error, the file, the changes. */
+async function staleWrite(merge, { agent = AGENT, signal, ...options } = {}) {
+  const { fs, storage, changes } = await readThenChanged(merge, options);
+  const written = await fs.writeTextFile({ sessionId: 's', path: PATH, content: agent }, { signal }).then(
     (result) => ({ result }),
     (error) => ({ error }),
   );
-  return { ...written, file: Buffer.from(storage.files.get(PATH)).toString(), changes };
+  return { ...written, file: fileOf(storage), changes };
 }
 
 describe('@acp-fs/wasm: the fs/* module asks for its merges', () => {
   test('a stale write asks with what the agent read, what is there and what it sent', async () => {
     const asked = [];
-    const { result, file, changes } = await staleWrite(async (...args) => {
-      asked.push(args);
+    const { result, file, changes } = await staleWrite(async (base, current, ours) => {
+      asked.push([base, current, ours]);
       return 'merged by the host\n';
     });
     assert.deepEqual(asked, [[BASE, USER, AGENT]]);
@@ -71,16 +79,51 @@ describe('@acp-fs/wasm: the fs/* module asks for its merges', () => {
     assert.deepEqual([result, file, asked], [{}, AGENT, []]);
   });
 
-  test('a merge module that failed to load fails the write with its message, and writes nothing', async () => {
-    const offline = Object.assign(new TypeError('Failed to fetch'), { name: 'TypeError' });
-    const { error, file } = await staleWrite(async () => {
-      throw offline;
-    });
-    assert.equal(error?.jsonRpcCode, -32603);
-    assert.equal(error.data.errorKind, 'storage_error');
-    assert.match(error.message, /Failed to fetch/);
-    assert.equal(error.cause, offline);
+  test('a merge module that failed to load fails the write saying so, and writes nothing', async () => {
+    const offline = new TypeError('Failed to fetch');
+    // A missing .wasm in Node is ENOENT: about the merge module, not the file written.
+    const missing = Object.assign(new Error('no such file or directory'), { code: 'ENOENT' });
+    for (const why of [offline, missing]) {
+      const { error, file } = await staleWrite(async () => {
+        throw why;
+      });
+      assert.equal(error?.jsonRpcCode, -32603);
+      assert.equal(error.data.errorKind, 'storage_error');
+      // The host's words, as every host error is quoted: its code first, where it has one.
+      const words = why.code ? `${why.code}: ${why.message}` : why.message;
+      assert.equal(error.data.hint, `the three-way merge could not be run (${words}); nothing was written`);
+      assert.equal(error.cause, why);
+      assert.equal(file, USER);
+    }
+  });
+
+  test('a write cancelled while the merge module loads ends cancelled, and writes nothing', async () => {
+    const abort = new AbortController();
+    let loaded;
+    const loading = new Promise((resolve) => (loaded = resolve));
+    const written = staleWrite(
+      async () => {
+        abort.abort();
+        await loading;
+        return BOTH;
+      },
+      { signal: abort.signal },
+    );
+    const { error, file } = await written;
+    loaded();
+    assert.equal(error?.jsonRpcCode, -32800);
     assert.equal(file, USER);
+  });
+
+  test('a file that moves while the merge module loads: stale_write, nothing written', async () => {
+    const again = 'one\ntwo (user)\nthree (user, again)\nfour\nfive\n';
+    const { error, file } = await staleWrite(async (base, current, ours, storage) => {
+      storage.put(PATH, Buffer.from(again));
+      return BOTH;
+    });
+    assert.equal(error?.data?.errorKind, 'stale_write');
+    assert.match(error.message, /changed while this write waited \(for its approval or its merge\)/);
+    assert.equal(file, again);
   });
 
   test('an answer that is not a merge is the driver bug it is: internal, nothing written', async () => {
@@ -116,6 +159,17 @@ describe('lazyMerge: the merge module is loaded once, when first needed', () => 
     assert.deepEqual(both, ['a|b|c', 'd|e|f']);
     assert.equal(await merge('g', 'h', 'i'), 'g|h|i');
     assert.equal(loads, 1);
+  });
+
+  test('a trap in the merge module: that merge fails, and the module is not entered again', async () => {
+    let calls = 0;
+    const merge = lazyMerge(async () => () => {
+      calls += 1;
+      throw new WebAssembly.RuntimeError('unreachable');
+    });
+    await assert.rejects(merge('a', 'b', 'c'), WebAssembly.RuntimeError);
+    await assert.rejects(merge('a', 'b', 'c'), /the merge module trapped \(unreachable\) and is not entered again/);
+    assert.equal(calls, 1);
   });
 
   test("the module's undefined (the edits overlap) is null; a failed load is tried again", async () => {

@@ -53,7 +53,7 @@ pub struct HostEntry {
 impl<'de> Deserialize<'de> for HostAnswer {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<HostAnswer, D::Error> {
         // serde-wasm-bindgen reads a struct by asking the object for each field it declares (a
-        // lookup, and an `in` test for each absent one): 17 crossings into JS for `{bytes: true}`.
+        // lookup, and an `in` test for each absent one): 19 crossings into JS for `{bytes: true}`.
         // An answer holds one or two of its ten members, so it is read as a map of those present.
         HostAnswer::deserialize(AsMap(d))
     }

@@ -31,7 +31,7 @@ impl HostOperation {
                 ahead.plan(plan);
             }
             step = match step {
-                Step::Io(io @ (Io::Approve { .. } | Io::WriteDocument { .. } | Io::Merge { .. })) => {
+                Step::Io(io @ (Io::Approve { .. } | Io::WriteDocument { .. })) => {
                     return self.to_host(&mut state, Step::Io(io))
                 }
                 // Another write to the path holds its turn (it may be waiting for a person):

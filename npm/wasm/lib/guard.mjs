@@ -878,7 +878,7 @@ export function guardBinding(raw) {
      * an entry whose module leaves the merge out. A module with the merge built in never asks.
      */
     merge(base, current, ours) {
-      if (merge === undefined) throw new TypeError('the module asked for a merge, and its entry gave it no merge module');
+      if (merge === undefined) return Promise.reject(new TypeError('the module asked for a merge, and its entry gave it no merge module'));
       return merge(base, current, ours);
     },
   });
