@@ -402,11 +402,16 @@ pub(crate) struct Checked<'a> {
 /// - nesting deeper than serde_json's limit is refused;
 /// - a number beyond f64's range is no fault here: each field judges it as the too-large
 ///   number it is ([`json_text::number`]), and anywhere else it is not read.
+///
+/// `text` need not have been scanned before: it is checked to be JSON here, in the same pass
+/// that cuts an object into its members.
 pub(crate) fn checked_members(text: &str) -> Result<Option<Vec<Checked<'_>>>, AcpFsError> {
-    if !text.starts_with('{') {
-        return json_text::check_member(text).map(|()| None).map_err(|why| AcpFsError::invalid_params("params", why));
+    let not_json = || AcpFsError::invalid_params("params", "is not valid JSON");
+    if !json_scan::opens_object(text) {
+        let value = json_scan::value(text).ok_or_else(not_json)?;
+        return json_text::check_member(value).map(|()| None).map_err(|why| AcpFsError::invalid_params("params", why));
     }
-    let members = json_scan::members(text).ok_or_else(|| AcpFsError::invalid_params("params", "is not valid JSON"))?;
+    let members = json_scan::members(text).ok_or_else(not_json)?;
     let mut checked = Vec::with_capacity(members.len());
     for (key, raw) in members {
         let Some(name) = json_text::name(key) else {
@@ -451,6 +456,20 @@ fn invalid(id: Option<&str>, reason: &str) -> String {
 mod tests {
     use super::*;
     use crate::{MemoryStorage, Options, Storage};
+
+    /// Params text no scan went over before (`HostEngine::start_json`'s) is checked here, in one
+    /// pass, whitespace around it allowed as anywhere in JSON.
+    #[test]
+    fn checked_members_checks_text_not_scanned_before() {
+        let names = |text| checked_members(text).unwrap().map(|m| m.into_iter().map(|c| c.name).collect::<Vec<_>>());
+        assert_eq!(names(" \n{\"a\": 1, \"b\": \"x\"} "), Some(vec!["a".to_owned(), "b".to_owned()]));
+        assert_eq!(names(" 7 "), None);
+        assert_eq!(names("null"), None);
+        for bad in ["", " ", "{\"a\":", "{\"a\": 1} x", "[1,]", "nul", " {", "\"\\x\""] {
+            let Err(e) = checked_members(bad) else { panic!("{bad:?} is not JSON") };
+            assert_eq!((e.code, e.data["field"].as_str()), (-32602, Some("params")), "{bad:?}");
+        }
+    }
 
     fn reply(message: &str, options: Options) -> Value {
         let disk = MemoryStorage::new();

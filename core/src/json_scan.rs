@@ -13,6 +13,13 @@
 //! judges depth where it matters. A number's value is read with serde_json's `Number`, which
 //! keeps its reading of digits with none of the typed machinery.
 
+/// Whether `text` starts (after whitespace) as an object does: its first token is `{`.
+pub(crate) fn opens_object(text: &str) -> bool {
+    let mut s = Scanner { bytes: text.as_bytes(), at: 0 };
+    s.space();
+    s.peek() == Some(b'{')
+}
+
 /// The value `text` holds, whitespace around it cut; `None` when `text` is not one JSON value.
 pub(crate) fn value(text: &str) -> Option<&str> {
     let mut s = Scanner { bytes: text.as_bytes(), at: 0 };

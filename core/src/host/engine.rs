@@ -5,7 +5,6 @@ use super::step::HostDispatch;
 use crate::dispatch::{checked_members, Dispatch};
 use crate::engine::AcpFs;
 use crate::error::AcpFsError;
-use crate::json_scan;
 use crate::json_text::quoted;
 #[cfg(feature = "mcp")]
 use crate::mcp::{McpDispatch, McpServer};
@@ -145,11 +144,10 @@ impl HostEngine {
     /// ```
     #[must_use = "a request is answered only once it is run to its outcome"]
     pub fn start_json(&self, method: &str, params: &str) -> Option<HostOperation> {
-        // Read as the raw dispatcher reads params, member by member with no `Value` built. What
-        // the driver cannot have written (not JSON, a lone surrogate escape) is its bug.
-        let params = json_scan::value(params)
-            .ok_or_else(|| "the params are not JSON text".to_owned())
-            .and_then(|raw| checked_members(raw).map_err(|e| e.message));
+        // Read as the raw dispatcher reads params, member by member with no `Value` built, and
+        // checked to be JSON in the same pass. What the driver cannot have written (not JSON, a
+        // lone surrogate escape) is its bug.
+        let params = checked_members(params).map_err(|e| e.message);
         self.start_params(method, params.map(Params::of_text))
     }
 
