@@ -67,7 +67,7 @@ impl<'a> Members<'a> {
     fn of(message: &'a str) -> Option<Members<'a>> {
         let mut m = Members { jsonrpc: None, id: None, method: None, params: None, lone_surrogate: false };
         for (key, value) in json_scan::members(message)? {
-            let Some(name) = json_text::name(key) else {
+            let Some(name) = json_scan::string(key) else {
                 m.lone_surrogate = true;
                 continue;
             };
@@ -414,7 +414,7 @@ pub(crate) fn checked_members(text: &str) -> Result<Option<Vec<Checked<'_>>>, Ac
     let members = json_scan::members(text).ok_or_else(not_json)?;
     let mut checked = Vec::with_capacity(members.len());
     for (key, raw) in members {
-        let Some(name) = json_text::name(key) else {
+        let Some(name) = json_scan::string(key) else {
             return Err(AcpFsError::invalid_params(&json_text::repaired(key), LONE));
         };
         let string = if raw.starts_with('"') {

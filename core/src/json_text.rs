@@ -31,11 +31,6 @@ pub(crate) fn quoted(text: &str) -> String {
     serde_json::to_string(text).expect("a string serializes")
 }
 
-/// A member's name as text; `None` when it has a lone surrogate escape.
-pub(crate) fn name(raw: &str) -> Option<String> {
-    json_scan::string(raw)
-}
-
 /// The checks every member of params gets, read or not: `Err` is the reason to name it with.
 pub(crate) fn check_member(raw: &str) -> Result<(), &'static str> {
     if has_lone_surrogate(raw) {

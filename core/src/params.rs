@@ -103,7 +103,7 @@ impl Params {
 fn traceparent(meta: &str) -> Option<String> {
     let members = json_scan::members(meta)?;
     let (_, value) =
-        members.into_iter().rev().find(|(name, _)| json_text::name(name).as_deref() == Some("traceparent"))?;
+        members.into_iter().rev().find(|(name, _)| json_scan::string(name).as_deref() == Some("traceparent"))?;
     json_scan::string(value)
 }
 

@@ -40,7 +40,7 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
     if (typeof binding?.[name] !== 'function') throw new TypeError(`createAcpFs needs the binding function ${name}`);
   }
   // A module built without the merge (@acp-fs/wasm's fs/* one) asks the binding for it.
-  const merge = typeof binding.merge === 'function' ? binding.merge : undefined;
+  const { merge } = binding;
   // Asked when the first instance is made: a wasm module may be instantiated after this runs.
   let info;
   const core = () => (info ??= useBinding(binding));
