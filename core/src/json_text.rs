@@ -233,20 +233,16 @@ impl<'de> Visitor<'de> for Plain {
     }
 }
 
-/// A JSON number's value as serde_json reads it (what `Value::as_f64` gives), and whether it
-/// holds it as a `u64`; a number beyond f64's range is `±1e308`, as [`saturated`] makes it.
-pub(crate) fn number(raw: &str) -> (f64, bool) {
+/// A JSON number's value as serde_json reads it (what `Value::as_f64` gives); a number beyond
+/// f64's range is `±1e308`, as [`saturated`] makes it.
+pub(crate) fn number(raw: &str) -> f64 {
     // `Number`'s own reading, not a typed `f64`: the same digits to the same value, without
     // serde's error text for a value of another type (docs/benchmarks.md).
-    let value = raw.parse::<serde_json::Number>().ok().and_then(|n| n.as_f64()).unwrap_or(if raw.starts_with('-') {
+    raw.parse::<serde_json::Number>().ok().and_then(|n| n.as_f64()).unwrap_or(if raw.starts_with('-') {
         -1e308
     } else {
         1e308
-    });
-    // serde_json holds a number as a u64 when it is a whole number without sign, fraction or
-    // exponent that fits.
-    let whole = raw.bytes().all(|b| b.is_ascii_digit()) && raw.parse::<u64>().is_ok();
-    (value, whole)
+    })
 }
 
 #[cfg(test)]
@@ -352,16 +348,10 @@ mod tests {
         /// `number` is what a parsed `Value` says of the same digits.
         #[test]
         fn number_is_what_value_reads(text in "-?(0|[1-9][0-9]{0,22})(\\.[0-9]{1,5})?([eE][-+]?[0-9]{1,3})?") {
-            let (value, whole) = number(&text);
+            let value = number(&text);
             match serde_json::from_str::<serde_json::Value>(&text) {
-                Ok(serde_json::Value::Number(n)) => {
-                    prop_assert_eq!(value.to_bits(), n.as_f64().unwrap().to_bits());
-                    prop_assert_eq!(whole, n.is_u64());
-                }
-                _ => {
-                    prop_assert_eq!(value.abs(), 1e308);
-                    prop_assert!(!whole);
-                }
+                Ok(serde_json::Value::Number(n)) => prop_assert_eq!(value.to_bits(), n.as_f64().unwrap().to_bits()),
+                _ => prop_assert_eq!(value.abs(), 1e308),
             }
         }
     }

@@ -77,6 +77,29 @@ impl From<&Value> for Params {
 }
 
 impl Params {
+    /// The members as a JSON object that reads back ([`From<&Value>`]) to the same members:
+    /// `null` when the params are no object, an object read only for `traceparent` as one with
+    /// only that (`_meta`) or with nothing, a boolean or an array as `false`.
+    pub(crate) fn to_value(&self) -> Value {
+        let Params(Some(members)) = self else { return Value::Null };
+        let mut object = serde_json::Map::new();
+        for (at, slot) in members.values.iter().enumerate() {
+            let Some(member) = slot else { continue };
+            let value = match member {
+                Member::Null => Value::Null,
+                Member::Text(s) => Value::String(s.clone()),
+                Member::Number(n) => serde_json::Number::from_f64(*n).map_or(Value::Null, Value::Number),
+                Member::Object => match &members.traceparent {
+                    Some(t) if at == META => serde_json::json!({ "traceparent": t }),
+                    _ => Value::Object(serde_json::Map::new()),
+                },
+                Member::Other => Value::Bool(false),
+            };
+            object.insert(NAMES[at].to_owned(), value);
+        }
+        Value::Object(object)
+    }
+
     /// The members of params sent as JSON text ([`checked_members`](crate::dispatch::checked_members):
     /// each checked, a string read, anything else still raw text; `None` when params is no
     /// object), read as a parsed JSON value would give them, without building one.
@@ -134,6 +157,9 @@ const LIMIT: usize = 3;
 const CONTENT: usize = 4;
 const META: usize = 5;
 
+/// The names of the members validation reads, by [`place`].
+const NAMES: [&str; 6] = ["sessionId", "path", "line", "limit", "content", "_meta"];
+
 /// Where in [`Members`] the member `name` goes, if validation reads it.
 fn place(name: &str) -> Option<usize> {
     Some(match name {
@@ -152,10 +178,10 @@ fn place(name: &str) -> Option<usize> {
 enum Member {
     Null,
     Text(String),
-    /// A JSON number: its value, and whether serde_json holds it as a `u64` (its digits a whole
-    /// number that fits), which is all the echo takes. As an `f64` a `u64` above `u32::MAX`
-    /// stays above it and an `i64` stays negative, so every check reads the value alike.
-    Number(f64, bool),
+    /// A JSON number's value. As an `f64` a `u64` above `u32::MAX` stays above it and an `i64`
+    /// stays negative, so every check reads the value alike, whatever form the digits took
+    /// (`3`, `3.0` and `3e0` are one value, and the echo too takes it by value).
+    Number(f64),
     /// An object (all a field reads of one, `_meta`'s `traceparent`, is kept beside).
     Object,
     /// A boolean or an array: no field takes one, and every field says so alike.
@@ -167,7 +193,7 @@ impl Member {
         match value {
             Value::Null => Member::Null,
             Value::String(s) => Member::Text(s.clone()),
-            Value::Number(n) => Member::Number(n.as_f64().unwrap_or(f64::NAN), n.is_u64()),
+            Value::Number(n) => Member::Number(n.as_f64().unwrap_or(f64::NAN)),
             Value::Object(_) => Member::Object,
             Value::Bool(_) | Value::Array(_) => Member::Other,
         }
@@ -178,10 +204,7 @@ impl Member {
     fn of_text(text: &str) -> Member {
         match text.as_bytes().first() {
             Some(b'n') => Member::Null,
-            Some(b'-' | b'0'..=b'9') => {
-                let (value, whole) = json_text::number(text);
-                Member::Number(value, whole)
-            }
+            Some(b'-' | b'0'..=b'9') => Member::Number(json_text::number(text)),
             Some(b'{') => Member::Object,
             _ => Member::Other,
         }
@@ -197,9 +220,7 @@ impl Member {
             Scalar::Bool(_) => Member::Other,
             Scalar::Text(s) => Member::Text(s),
             Scalar::Number(n) if !n.is_finite() => Member::Null,
-            Scalar::Number(n) => {
-                Member::Number(n, n.fract() == 0.0 && (0.0..18_446_744_073_709_551_616.0).contains(&n))
-            }
+            Scalar::Number(n) => Member::Number(n),
         }
     }
 }
@@ -247,7 +268,7 @@ impl Echo {
             _ => None,
         };
         let n = |slot: &Option<Member>| match *slot {
-            Some(Member::Number(n, true)) if n <= u32::MAX as f64 => Some(n as u32),
+            Some(Member::Number(n)) if n.fract() == 0.0 && (0.0..=u32::MAX as f64).contains(&n) => Some(n as u32),
             _ => None,
         };
         let traceparent = traceparent.clone();
@@ -278,7 +299,7 @@ fn optional_u32(slot: &Option<Member>, field: &str, lenient: bool) -> Result<Opt
     let parsed = match *slot {
         None | Some(Member::Null) => return Ok(None),
         // JS numbers arrive as floats: 3.0 is the integer 3.
-        Some(Member::Number(f, _)) => {
+        Some(Member::Number(f)) => {
             if f.fract() != 0.0 || !f.is_finite() {
                 Err("must be an integer")
             } else if f < 0.0 {

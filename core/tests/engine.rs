@@ -5,7 +5,7 @@ mod common;
 use common::Refuser;
 
 use acp_fs::{
-    AcpFs, Answer, AsyncHost, AsyncStorage, ChangeRecord, DefaultHost, DocumentWrite, Host, Io, KnownAgent,
+    AcpFs, Answer, AsyncHost, AsyncStorage, ChangeRecord, DefaultHost, Dispatch, DocumentWrite, Host, Io, KnownAgent,
     MemoryStorage, Metadata, Options, SessionOptions, Step, Storage, StorageCaps, StorageError,
 };
 use serde_json::{json, Value};
@@ -90,6 +90,23 @@ fn audit_event_describes_the_request() {
     let json = serde_json::to_value(&denied.audit).unwrap();
     assert_eq!(json["errorKind"], "path_outside_roots");
     assert!(json["durationMs"].is_number());
+}
+
+/// The echo takes a number by its value, whatever form its digits took: a raw `3.0` is read as
+/// line 3 and echoed as line 3, as the same request from JavaScript (`3`) is. What a binding that
+/// reads raw messages in one module and runs them in another hands over (a JavaScript number)
+/// can carry no more than the value.
+#[test]
+fn the_echo_takes_a_raw_number_by_its_value() {
+    let (storage, fs) = setup();
+    for (line, limit) in [("2", "1"), ("2.0", "1.0"), ("2e0", "10E-1"), ("0.2e1", "1")] {
+        let message = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"fs/read_text_file","params":{{"sessionId":"s","path":"/p/a.txt","line":{line},"limit":{limit}}}}}"#
+        );
+        let Dispatch::Call(call) = fs.dispatch(&message) else { panic!("{message}") };
+        let out = acp_fs::run(call.operation, &storage, &DefaultHost);
+        assert_eq!((out.audit.line, out.audit.limit), (Some(2), Some(1)), "{message}");
+    }
 }
 
 #[test]
