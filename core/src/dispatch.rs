@@ -8,7 +8,7 @@ use crate::operation::{Operation, Outcome};
 use crate::params::Params;
 use crate::protocol::{Response, READ_TEXT_FILE, WRITE_TEXT_FILE};
 use crate::storage::{Host, Storage};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 /// What to do with one incoming message.
 #[derive(Debug)]
@@ -107,6 +107,34 @@ pub(crate) fn reply(id: &str, result: Result<&Value, &AcpFsError>) -> String {
             let error = serde_json::to_string(&JsonRpcError::of(e)).expect("an error serializes");
             format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{error}}}")
         }
+    }
+}
+
+/// The JSON-RPC response for a request whose outcome a binding holds as JSON, in
+/// [`crate::host::HostOutcome`]'s form: its `result`, or its `error` (`{code, message, data}`,
+/// the error's other members left out as [`respond`] leaves them). What a binding whose engine
+/// writes no replies (cargo feature `json-rpc` off) answers a call with.
+///
+/// ```
+/// use serde_json::json;
+/// let ok = acp_fs::respond_json("7", &json!({"result": {"content": "a\n"}, "change": null}));
+/// assert_eq!(ok, r#"{"jsonrpc":"2.0","id":7,"result":{"content":"a\n"}}"#);
+/// let error = json!({"error": {"kind": "not_found", "code": -32002, "message": "Resource not found: /p/a", "data": {"uri": "/p/a"}}});
+/// assert_eq!(
+///     acp_fs::respond_json("\"x\"", &error),
+///     r#"{"jsonrpc":"2.0","id":"x","error":{"code":-32002,"message":"Resource not found: /p/a","data":{"uri":"/p/a"}}}"#
+/// );
+/// ```
+pub fn respond_json(id: &str, outcome: &Value) -> String {
+    match outcome.get("error").filter(|e| e.is_object()) {
+        Some(e) => {
+            let code = e.get("code").and_then(Value::as_i64).unwrap_or(crate::error::codes::INTERNAL_ERROR);
+            let message = e.get("message").and_then(Value::as_str).unwrap_or_default();
+            let error = JsonRpcError::new(code, message, e.get("data").unwrap_or(&Value::Null));
+            let error = serde_json::to_string(&error).expect("an error serializes");
+            format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{error}}}")
+        }
+        None => respond_result(id, outcome.get("result").unwrap_or(&Value::Null)),
     }
 }
 
@@ -215,7 +243,167 @@ fn json_len(value: &Value) -> usize {
     }
 }
 
+/// What the raw entry makes of a message before anything runs: all of it is read from the text
+/// alone, so it needs no engine ([`parse_message`]; [`AcpFs::dispatch`] starts the call).
+#[derive(Debug)]
+#[non_exhaustive]
+#[must_use = "a call must be run and answered, a reply sent"]
+pub enum Parsed {
+    /// Not an fs request (another method, a response, a notification): route it elsewhere.
+    NotMine,
+    /// Answer this at once (malformed message).
+    Reply(String),
+    /// `$/cancel_request` for this request id (raw JSON text).
+    Cancel(String),
+    /// An fs request: to start with [`AcpFs::start_checked`] and answer under its id.
+    Call(ParsedCall),
+}
+
+impl Parsed {
+    /// As JSON for a binding that reads messages in one module and runs requests in another
+    /// (`@acp-fs/wasm`, docs/design.md#the-json-rpc-module): `{kind: "notMine"}`, `{kind:
+    /// "reply", reply}` and `{kind: "cancel", id}` as [`crate::host::HostDispatch`] has them, and
+    /// `{kind: "call", id, method, params}`, the params as [`CheckedParams::to_json`] writes them.
+    pub fn to_json(&self) -> Value {
+        match self {
+            Parsed::NotMine => json!({"kind": "notMine"}),
+            Parsed::Reply(reply) => json!({"kind": "reply", "reply": reply}),
+            Parsed::Cancel(id) => json!({"kind": "cancel", "id": id}),
+            Parsed::Call(c) => json!({"kind": "call", "id": c.id, "method": c.method, "params": c.params.to_json()}),
+        }
+    }
+}
+
+/// An fs request read from a message: its id as raw JSON text, its method, its params.
+#[derive(Debug)]
+pub struct ParsedCall {
+    /// The request id as raw JSON text (`7`, `"abc"`), kept byte for byte for the reply.
+    pub id: String,
+    /// `fs/read_text_file` or `fs/write_text_file`.
+    pub method: String,
+    /// The params, checked.
+    pub params: CheckedParams,
+}
+
+/// A request's params read from JSON text: the members the engine reads, or the member refused
+/// (semantics.md §8.1). What `@acp-fs/wasm`'s JSON-RPC module hands its fs/* module, which has
+/// no JSON text reader of its own (docs/design.md#the-json-rpc-module); nothing in it depends
+/// on the engine's options.
+pub struct CheckedParams(Result<Params, Refusal>);
+
+impl std::fmt::Debug for CheckedParams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CheckedParams({})", self.to_json())
+    }
+}
+
+impl CheckedParams {
+    /// `params`, the raw JSON text of a message's `params` member (`None`: no such member).
+    pub fn of_text(params: Option<&str>) -> CheckedParams {
+        CheckedParams(params.map_or(Ok(None), checked_members).map(Params::of_text))
+    }
+
+    /// As JSON that [`from_json`](Self::from_json) reads back to the same params: `{params}`,
+    /// an object of the members the engine reads, each a JSON value it reads as it read the
+    /// text (`null` when params is no object), or `{refused: {field, reason}}`.
+    ///
+    /// ```
+    /// use acp_fs::CheckedParams;
+    /// let p = CheckedParams::of_text(Some(r#"{"path": "/p/a", "line": 3.0, "x": [1], "_meta": {"traceparent": "t"}}"#));
+    /// assert_eq!(p.to_json().to_string(), r#"{"params":{"path":"/p/a","line":3.0,"_meta":{"traceparent":"t"}}}"#);
+    /// assert_eq!(CheckedParams::from_json(&p.to_json()).to_json(), p.to_json());
+    /// let bad = CheckedParams::of_text(Some(r#"{"path": "\ud800"}"#));
+    /// assert_eq!(bad.to_json()["refused"]["field"], "path");
+    /// ```
+    pub fn to_json(&self) -> Value {
+        match &self.0 {
+            Ok(params) => json!({"params": params.to_value()}),
+            Err(Refusal { field, reason }) => json!({"refused": {"field": field, "reason": reason}}),
+        }
+    }
+
+    /// [`to_json`](Self::to_json)'s form read back (anything else: params that are no object).
+    #[cfg_attr(acp_fs_small, optimize(size))]
+    pub fn from_json(value: &Value) -> CheckedParams {
+        let text = |v: &Value, name| v.get(name).and_then(Value::as_str).unwrap_or_default().to_owned();
+        match value.get("refused") {
+            Some(r) => CheckedParams(Err(Refusal { field: text(r, "field"), reason: text(r, "reason") })),
+            None => CheckedParams(Ok(value.get("params").unwrap_or(&Value::Null).into())),
+        }
+    }
+
+    pub(crate) fn into_params(self) -> Result<Params, Refusal> {
+        self.0
+    }
+}
+
+/// The member of params refused, and why: `-32602` naming it.
+#[derive(Debug)]
+pub(crate) struct Refusal {
+    field: String,
+    reason: String,
+}
+
+impl Refusal {
+    fn new(field: &str, reason: &str) -> Refusal {
+        Refusal { field: field.to_owned(), reason: reason.to_owned() }
+    }
+}
+
+impl From<Refusal> for AcpFsError {
+    fn from(r: Refusal) -> AcpFsError {
+        AcpFsError::invalid_params(&r.field, r.reason)
+    }
+}
+
+/// Reads one raw message as [`AcpFs::dispatch`] does, without starting anything.
+///
+/// ```
+/// use acp_fs::{parse_message, Parsed};
+/// let call = r#"{"jsonrpc":"2.0","id":7,"method":"fs/read_text_file","params":{"sessionId":"s","path":"/p/a"}}"#;
+/// let Parsed::Call(call) = parse_message(call) else { panic!() };
+/// assert_eq!((call.id.as_str(), call.method.as_str()), ("7", "fs/read_text_file"));
+/// assert!(matches!(parse_message(r#"{"jsonrpc":"2.0","method":"session/update"}"#), Parsed::NotMine));
+/// ```
+pub fn parse_message(message: &str) -> Parsed {
+    let msg = match parse(message) {
+        Ok(Some(msg)) => msg,
+        Ok(None) => return Parsed::NotMine,
+        Err(reply) => return Parsed::Reply(reply),
+    };
+    if msg.method == "$/cancel_request" {
+        // As sent: the id of the request it names is kept as sent too, and the driver reads
+        // both as JSON before it compares them.
+        let members = msg.params.map(checked_members).and_then(Result::ok).flatten().unwrap_or_default();
+        return match members.into_iter().rev().find(|m| m.name == "requestId") {
+            Some(id) => Parsed::Cancel(id.raw.to_owned()),
+            None => Parsed::NotMine,
+        };
+    }
+    if !matches!(msg.method.as_str(), READ_TEXT_FILE | WRITE_TEXT_FILE) {
+        return Parsed::NotMine;
+    }
+    let id = match msg.request_id() {
+        Ok(Some(id)) => id.to_owned(),
+        // A notification gets no answer, so running it would hide every outcome.
+        Ok(None) => return Parsed::NotMine,
+        Err(reply) => return Parsed::Reply(reply),
+    };
+    let params = CheckedParams::of_text(msg.params);
+    Parsed::Call(ParsedCall { id, method: msg.method, params })
+}
+
 impl AcpFs {
+    /// Starts `method` with params the raw entry read ([`parse_message`]): a refused member
+    /// fails the request naming it. `None` when `method` is not an fs method.
+    #[cfg_attr(acp_fs_small, optimize(size))]
+    pub fn start_checked(&self, method: &str, params: CheckedParams) -> Option<Operation> {
+        match params.into_params() {
+            Ok(params) => self.start(method, params),
+            Err(refused) => self.refused(method, refused.into()),
+        }
+    }
+
     /// Classifies a raw message and starts the request if it is ours.
     ///
     /// ```
@@ -226,37 +414,22 @@ impl AcpFs {
     /// assert_eq!(r, r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error","data":{"reason":"the message is not valid JSON"}}}"#);
     /// ```
     pub fn dispatch(&self, message: &str) -> Dispatch {
-        let msg = match parse(message) {
-            Ok(Some(msg)) => msg,
-            Ok(None) => return Dispatch::NotMine,
-            Err(reply) => return Dispatch::Reply(reply),
-        };
-        if msg.method == "$/cancel_request" {
-            // As sent: the id of the request it names is kept as sent too, and the driver reads
-            // both as JSON before it compares them.
-            let members = msg.params.map(checked_members).and_then(Result::ok).flatten().unwrap_or_default();
-            return match members.into_iter().rev().find(|m| m.name == "requestId") {
-                Some(id) => Dispatch::Cancel(id.raw.to_owned()),
-                None => Dispatch::NotMine,
-            };
+        match parse_message(message) {
+            Parsed::NotMine => Dispatch::NotMine,
+            Parsed::Reply(reply) => Dispatch::Reply(reply),
+            Parsed::Cancel(id) => Dispatch::Cancel(id),
+            Parsed::Call(call) => self.call(call),
         }
-        let method = match msg.method.as_str() {
-            READ_TEXT_FILE => READ_TEXT_FILE,
-            WRITE_TEXT_FILE => WRITE_TEXT_FILE,
-            _ => return Dispatch::NotMine,
-        };
-        let id = match msg.request_id() {
-            Ok(Some(id)) => id,
-            // A notification gets no answer, so running it would hide every outcome.
-            Ok(None) => return Dispatch::NotMine,
-            Err(reply) => return Dispatch::Reply(reply),
-        };
-        let operation = match msg.params.map_or(Ok(None), checked_members) {
-            Ok(members) => self.start(method, Params::of_text(members)),
-            Err(e) => self.refused(method, e),
-        };
-        let Some(operation) = operation else { return Dispatch::NotMine };
-        Dispatch::Call(Call { id: id.into(), method, operation })
+    }
+
+    /// A call [`parse_message`] read, started.
+    #[cfg_attr(acp_fs_small, optimize(size))]
+    pub fn call(&self, call: ParsedCall) -> Dispatch {
+        let method = if call.method == WRITE_TEXT_FILE { WRITE_TEXT_FILE } else { READ_TEXT_FILE };
+        match self.start_checked(&call.method, call.params) {
+            Some(operation) => Dispatch::Call(Call { id: call.id.into(), method, operation }),
+            None => Dispatch::NotMine,
+        }
     }
 
     /// Answers one raw message synchronously over `storage`: `None` when it is not ours.
@@ -405,22 +578,22 @@ pub(crate) struct Checked<'a> {
 ///
 /// `text` need not have been scanned before: it is checked to be JSON here, in the same pass
 /// that cuts an object into its members.
-pub(crate) fn checked_members(text: &str) -> Result<Option<Vec<Checked<'_>>>, AcpFsError> {
-    let not_json = || AcpFsError::invalid_params("params", "is not valid JSON");
+pub(crate) fn checked_members(text: &str) -> Result<Option<Vec<Checked<'_>>>, Refusal> {
+    let not_json = || Refusal::new("params", "is not valid JSON");
     if !json_scan::opens_object(text) {
         let value = json_scan::value(text).ok_or_else(not_json)?;
-        return json_text::check_member(value).map(|()| None).map_err(|why| AcpFsError::invalid_params("params", why));
+        return json_text::check_member(value).map(|()| None).map_err(|why| Refusal::new("params", why));
     }
     let members = json_scan::members(text).ok_or_else(not_json)?;
     let mut checked = Vec::with_capacity(members.len());
     for (key, raw) in members {
         let Some(name) = json_scan::string(key) else {
-            return Err(AcpFsError::invalid_params(&json_text::repaired(key), LONE));
+            return Err(Refusal::new(&json_text::repaired(key), LONE));
         };
         let string = if raw.starts_with('"') {
-            Some(json_scan::string(raw).ok_or_else(|| AcpFsError::invalid_params(&name, LONE))?)
+            Some(json_scan::string(raw).ok_or_else(|| Refusal::new(&name, LONE))?)
         } else {
-            json_text::check_member(raw).map_err(|why| AcpFsError::invalid_params(&name, why))?;
+            json_text::check_member(raw).map_err(|why| Refusal::new(&name, why))?;
             None
         };
         checked.push(Checked { name, raw, string });
@@ -433,7 +606,7 @@ pub(crate) fn checked_members(text: &str) -> Result<Option<Vec<Checked<'_>>>, Ac
 #[cfg(feature = "mcp")]
 pub(crate) fn decode_params(raw: &str) -> Result<Value, AcpFsError> {
     let value = |text: &str| json_text::value(&json_text::saturated(text));
-    let Some(members) = checked_members(raw)? else {
+    let Some(members) = checked_members(raw).map_err(AcpFsError::from)? else {
         return value(raw).map_err(|e| AcpFsError::invalid_params("params", format!("is not valid JSON: {e}")));
     };
     let mut object = serde_json::Map::new();
@@ -467,6 +640,7 @@ mod tests {
         assert_eq!(names("null"), None);
         for bad in ["", " ", "{\"a\":", "{\"a\": 1} x", "[1,]", "nul", " {", "\"\\x\""] {
             let Err(e) = checked_members(bad) else { panic!("{bad:?} is not JSON") };
+            let e = AcpFsError::from(e);
             assert_eq!((e.code, e.data["field"].as_str()), (-32602, Some("params")), "{bad:?}");
         }
     }

@@ -308,7 +308,11 @@ pub(crate) struct JsonRpcError<'a> {
 
 impl<'a> JsonRpcError<'a> {
     pub(crate) fn of(e: &'a AcpFsError) -> Self {
-        JsonRpcError { code: e.code, message: &e.message, data: &e.data }
+        Self::new(e.code, &e.message, &e.data)
+    }
+
+    pub(crate) fn new(code: i64, message: &'a str, data: &'a Value) -> Self {
+        JsonRpcError { code, message, data }
     }
 }
 

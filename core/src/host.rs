@@ -45,6 +45,7 @@ mod step;
 
 pub use crate::params::{FlatParams, Scalar};
 pub use answer::{classify, HostAnswer, HostEntry, HostError, HostMetadata};
+pub use engine::mcp_not_built;
 pub use engine::HostEngine;
 pub use held::HeldOperations;
 pub use operation::HostOperation;

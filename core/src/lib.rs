@@ -109,7 +109,9 @@ pub use storage::{
 mod dispatch;
 mod json_scan;
 mod json_text;
-pub use dispatch::{not_served, respond, Call, Dispatch};
+pub use dispatch::{
+    not_served, parse_message, respond, respond_json, Call, CheckedParams, Dispatch, Parsed, ParsedCall,
+};
 
 // The host protocol the Node and wasm bindings speak (docs/binding-interface.md): public for
 // them, hidden from an embedder's docs (a Rust host uses the engine above).

@@ -1,8 +1,10 @@
 //! The engine as a binding's `Engine` class sees it: JSON values in, typed values out.
 
-use super::operation::{HostOperation, Reply};
+use super::operation::HostOperation;
+#[cfg(any(feature = "json-rpc", feature = "mcp"))]
+use super::operation::Reply;
 use super::step::HostDispatch;
-use crate::dispatch::{checked_members, Dispatch};
+use crate::dispatch::{CheckedParams, Dispatch, ParsedCall};
 use crate::engine::AcpFs;
 use crate::error::AcpFsError;
 use crate::json_text::quoted;
@@ -145,10 +147,17 @@ impl HostEngine {
     #[must_use = "a request is answered only once it is run to its outcome"]
     pub fn start_json(&self, method: &str, params: &str) -> Option<HostOperation> {
         // Read as the raw dispatcher reads params, member by member with no `Value` built, and
-        // checked to be JSON in the same pass. What the driver cannot have written (not JSON, a
-        // lone surrogate escape) is its bug.
-        let params = checked_members(params).map_err(|e| e.message);
-        self.start_params(method, params.map(Params::of_text))
+        // checked to be JSON in the same pass.
+        self.start_checked(method, CheckedParams::of_text(Some(params)))
+    }
+
+    /// [`start_json`](Self::start_json) with its params read already ([`CheckedParams::of_text`]:
+    /// `@acp-fs/wasm`'s fs/* module has no JSON text reader and is handed them so). What the
+    /// driver cannot have written (not JSON, a lone surrogate escape) is its bug: `internal`.
+    #[must_use = "a request is answered only once it is run to its outcome"]
+    #[cfg_attr(acp_fs_small, optimize(size))]
+    pub fn start_checked(&self, method: &str, params: CheckedParams) -> Option<HostOperation> {
+        self.start_params(method, params.into_params().map_err(|e| AcpFsError::from(e).message))
     }
 
     /// [`start`](Self::start) with flat params (every member a scalar), read without a JSON
@@ -162,6 +171,14 @@ impl HostEngine {
     #[must_use = "a call must be run and answered, a reply sent"]
     pub fn dispatch(&self, message: &str) -> (HostDispatch, Option<HostOperation>) {
         self.fs.dispatch(message).into()
+    }
+
+    /// [`dispatch`](Self::dispatch) of a call [`parse_message`](crate::parse_message) read
+    /// already (`@acp-fs/wasm`'s JSON-RPC module reads messages for its fs/* module).
+    #[must_use = "a call must be run and answered, a reply sent"]
+    #[cfg_attr(acp_fs_small, optimize(size))]
+    pub fn call(&self, call: ParsedCall) -> (HostDispatch, Option<HostOperation>) {
+        self.fs.call(call).into()
     }
 
     /// The MCP tools `session_id`'s server offers (roots in the descriptions).
@@ -188,15 +205,27 @@ impl HostEngine {
     #[cfg(not(feature = "mcp"))]
     #[must_use = "a reply must be sent"]
     pub fn mcp_dispatch(&self, _session_id: &str, message: &str) -> (HostDispatch, Option<HostOperation>) {
-        match crate::dispatch::refuse_request(message, |_| AcpFsError::not_built(MCP_TOOLS)) {
+        match mcp_not_built(message) {
             Some(reply) => (HostDispatch::Reply { reply }, None),
             None => (HostDispatch::NotMine, None),
         }
     }
 }
 
+/// What a build without feature `mcp` answers an MCP message with: a request gets the error
+/// naming the missing MCP tools (after the envelope checks); anything else, nothing.
+/// `@acp-fs/wasm`'s JSON-RPC module answers so for its fs/* module.
+///
+/// ```
+/// let reply = acp_fs::host::mcp_not_built(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#).unwrap();
+/// assert!(reply.starts_with(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601"#));
+/// assert_eq!(acp_fs::host::mcp_not_built(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#), None);
+/// ```
+pub fn mcp_not_built(message: &str) -> Option<String> {
+    crate::dispatch::refuse_request(message, |_| AcpFsError::not_built(MCP_TOOLS))
+}
+
 /// The part a build without feature `mcp` lacks, as its errors name it.
-#[cfg(not(feature = "mcp"))]
 const MCP_TOOLS: &str = "the MCP tools";
 
 /// A message for the engine as a driver sees it: what it is, and the request it started.
@@ -209,7 +238,12 @@ impl From<Dispatch> for (HostDispatch, Option<HostOperation>) {
             Dispatch::Call(call) => {
                 let id = call.id().to_owned();
                 let call_of = HostDispatch::Call { id: id.clone(), method: call.method };
-                (call_of, Some(HostOperation::new(call.operation, Some(Reply::Rpc(id)))))
+                // Without `json-rpc` the binding writes the reply (`crate::respond_json`).
+                #[cfg(feature = "json-rpc")]
+                let reply = Some(Reply::Rpc(id));
+                #[cfg(not(feature = "json-rpc"))]
+                let reply = None;
+                (call_of, Some(HostOperation::new(call.operation, reply)))
             }
         }
     }

@@ -3,6 +3,7 @@
 
 use super::answer::HostAnswer;
 use super::step::{HostOutcome, HostStep};
+#[cfg(feature = "json-rpc")]
 use crate::dispatch::respond_outcome;
 use crate::error::AcpFsError;
 use crate::io::Io;
@@ -19,6 +20,7 @@ pub(super) const NOT_AN_ANSWER: &str = "it is not an answer object, or a member 
 /// How a request that came as a message is answered once it is done.
 pub(super) enum Reply {
     /// A JSON-RPC response with this raw id.
+    #[cfg(feature = "json-rpc")]
     Rpc(String),
     /// An MCP `tools/call` result.
     #[cfg(feature = "mcp")]
@@ -27,10 +29,13 @@ pub(super) enum Reply {
 
 impl Reply {
     fn to(&self, outcome: &Outcome) -> String {
-        match self {
-            Reply::Rpc(id) => respond_outcome(id, outcome),
+        #[cfg(not(any(feature = "json-rpc", feature = "mcp")))]
+        let _ = outcome;
+        match *self {
+            #[cfg(feature = "json-rpc")]
+            Reply::Rpc(ref id) => respond_outcome(id, outcome),
             #[cfg(feature = "mcp")]
-            Reply::Mcp(reply) => reply.respond(outcome),
+            Reply::Mcp(ref reply) => reply.respond(outcome),
         }
     }
 }
