@@ -23,11 +23,13 @@ if [ "$have" != "$want" ]; then
   exit 1
 fi
 
-# Three modules (docs/design.md#two-builds-of-the-wasm-engine): `pkg/` serves fs/* alone, what
+# Four modules (docs/design.md#two-builds-of-the-wasm-engine): `pkg/` serves fs/* alone, what
 # `@acp-fs/wasm` loads and a web page downloads; `pkg-merge/` is the three-way merge `pkg/` leaves
 # out, which its driver loads the first time a stale write needs it
-# (docs/design.md#the-merge-module); `pkg-full/` adds the MCP tools and the agent's side (feature
-# `full`), what `@acp-fs/wasm/full` loads. A cargo build replaces the .wasm an earlier one of the
+# (docs/design.md#the-merge-module); `pkg-rpc/` reads raw JSON-RPC messages and writes their
+# replies for `pkg/`, loaded the first time one comes (docs/design.md#the-json-rpc-module);
+# `pkg-full/` adds the MCP tools and the agent's side (feature `full`), what `@acp-fs/wasm/full`
+# loads. A cargo build replaces the .wasm an earlier one of the
 # same crate wrote, so each is taken through wasm-bindgen before the next.
 module() { # out-dir cargo-profile cargo-package [cargo args...]
   local out=$PKG/$1 profile=$2 package=$3
@@ -59,6 +61,7 @@ small=(-Zbuild-std=std,panic_abort -Zbuild-std-features=optimize_for_size --conf
   'target.wasm32-unknown-unknown.rustflags=["-C", "llvm-args=-inline-threshold=100", "-Z", "unstable-options", "-C", "panic=immediate-abort", "--cfg", "acp_fs_small"]')
 RUSTC_BOOTSTRAP=1 module pkg wasm-fs acp-fs-wasm "${small[@]}"
 RUSTC_BOOTSTRAP=1 module pkg-merge wasm-fs acp-fs-wasm-merge "${small[@]}"
+RUSTC_BOOTSTRAP=1 module pkg-rpc wasm-fs acp-fs-wasm-rpc "${small[@]}"
 module pkg-full release acp-fs-wasm --features full
 
 # The shared driver, the types and the adapters, copied so the package stands alone.

@@ -139,9 +139,23 @@ impl Engine {
     }
 
     /// `start` with the params as JSON text (small params: one crossing, not one per member).
+    /// Only in the full module: the fs/* one reads no JSON text ([`Engine::start_checked`]).
+    #[cfg(feature = "full")]
     #[wasm_bindgen(js_name = startJson)]
     pub fn start_json(&self, method: &str, params: &str) -> Option<u32> {
         Some(self.1.hold(self.0.start_json(method, params)?))
+    }
+
+    /// `startJson` with the params the JSON-RPC module read (`acp_fs::CheckedParams::to_json`),
+    /// the method and the params in the inbox ([`args`]): the fs/* module has no JSON text reader
+    /// (docs/design.md#the-json-rpc-module). None when `method` is not an fs method.
+    #[cfg(not(feature = "full"))]
+    #[wasm_bindgen(js_name = startChecked)]
+    #[cfg_attr(acp_fs_small, optimize(size))]
+    pub fn start_checked(&self, len: u32) -> Option<u32> {
+        let v = args(len, &["method", "params"]).ok()?;
+        let params = acp_fs::CheckedParams::from_json(&v[1]);
+        Some(self.1.hold(self.0.start_checked(v[0].as_str()?, params)?))
     }
 
     /// A request started and its first step in one call (a small read is a few microseconds of
@@ -165,9 +179,23 @@ impl Engine {
     }
 
     /// A raw JSON-RPC message: what it is goes to the outbox; a call's operation number is
-    /// returned.
+    /// returned. Only in the full module: the fs/* one is handed calls read already
+    /// ([`Engine::call`]).
+    #[cfg(feature = "full")]
     pub fn dispatch(&self, message: JsValue) -> Result<Option<u32>, JsValue> {
         self.with_operation(self.0.dispatch(&text(message)?))
+    }
+
+    /// A call the JSON-RPC module read from a message (`acp_fs::Parsed::to_json`'s id, method
+    /// and params, in the inbox: [`args`]), as `dispatch` answers it: what it is to the outbox,
+    /// the operation's number returned.
+    #[cfg(not(feature = "full"))]
+    #[cfg_attr(acp_fs_small, optimize(size))]
+    pub fn call(&self, len: u32) -> Result<Option<u32>, JsValue> {
+        let v = args(len, &["id", "method", "params"]).map_err(|e| js_sys::TypeError::new(&e.message))?;
+        let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+        let params = acp_fs::CheckedParams::from_json(&v[2]);
+        self.with_operation(self.0.call(acp_fs::ParsedCall { id: text(&v[0]), method: text(&v[1]), params }))
     }
 
     /// The MCP tools of `sessionId`'s server (roots in the descriptions); `false`: the error.
@@ -180,7 +208,8 @@ impl Engine {
     }
 
     /// One MCP message for `sessionId`'s server, as [`dispatch`](Self::dispatch) (a `tools/call`
-    /// is a call).
+    /// is a call). Only in the full module: in the fs/* one the JSON-RPC module answers it.
+    #[cfg(feature = "full")]
     #[wasm_bindgen(js_name = mcpDispatch)]
     pub fn mcp_dispatch(&self, id: JsValue, message: JsValue) -> Result<Option<u32>, JsValue> {
         self.with_operation(self.0.mcp_dispatch(&text(id)?, &text(message)?))

@@ -206,6 +206,9 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
      * a call the peer cancelled gets no reply (MCP).
      */
     async #message(dispatch, message, signal, inflight, silentCancel) {
+      // A binding whose engine leaves raw messages to a module of their own loads it first
+      // (`@acp-fs/wasm`: the JSON-RPC module, fetched the first time).
+      await binding.rpcReady?.();
       const asText = typeof message === 'string';
       const text = asText ? escapeLoneSurrogates(message) : (JSON.stringify(message) ?? 'null');
       const out = (reply) => (reply === null || asText ? reply : JSON.parse(reply));

@@ -8,14 +8,25 @@ export default AcpFs;
 export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module;
 
 /**
- * Where `@acp-fs/wasm`'s merge module comes from. The fs/* module leaves out the three-way merge
- * of a stale write (docs/design.md#the-merge-module): the first write that needs one imports
- * the merge module and fetches its .wasm (`@acp-fs/wasm/merge/acp_fs_wasm_merge_bg.wasm`),
- * from beside its glue unless `merge` says where. `@acp-fs/wasm/full` has the merge built in and
- * ignores it.
+ * Where `@acp-fs/wasm`'s two modules loaded on first use come from; `@acp-fs/wasm/full` has both
+ * built in and ignores these.
  */
 export interface InitOptions {
+  /**
+   * The merge module. The fs/* module leaves out the three-way merge of a stale write
+   * (docs/design.md#the-merge-module): the first write that needs one imports the merge module
+   * and fetches its .wasm (`@acp-fs/wasm/merge/acp_fs_wasm_merge_bg.wasm`), from beside its glue
+   * unless this says where.
+   */
   merge?: InitInput | Promise<InitInput>;
+  /**
+   * The JSON-RPC module. The fs/* module reads no JSON text (docs/design.md#the-json-rpc-module):
+   * the first raw message (`AcpFs.handle`, an MCP handler's `handle`) imports the module that
+   * reads messages and writes replies and fetches its .wasm
+   * (`@acp-fs/wasm/rpc/acp_fs_wasm_rpc_bg.wasm`), from beside its glue unless this says where.
+   * The typed calls (`readTextFile`, `writeTextFile`) never need it.
+   */
+  rpc?: InitInput | Promise<InitInput>;
 }
 
 /**
@@ -26,13 +37,15 @@ export interface InitOptions {
  * ```js
  * import wasmUrl from '@acp-fs/wasm/acp_fs_wasm_bg.wasm';
  * import mergeUrl from '@acp-fs/wasm/merge/acp_fs_wasm_merge_bg.wasm';
- * await init(wasmUrl, { merge: mergeUrl }); // a bundler that hands out asset URLs
+ * import rpcUrl from '@acp-fs/wasm/rpc/acp_fs_wasm_rpc_bg.wasm';
+ * await init(wasmUrl, { merge: mergeUrl, rpc: rpcUrl }); // a bundler that hands out asset URLs
  * ```
  */
 export function init(input?: InitInput | Promise<InitInput>, options?: InitOptions): Promise<void>;
 
 /**
  * Instantiates synchronously from the .wasm bytes or a compiled module (no-op in Node). The merge
- * module is still loaded when first needed, from `options.merge` or from beside its glue.
+ * and JSON-RPC modules are still loaded when first needed, from `options` or from beside their
+ * glue.
  */
 export function initSync(module: BufferSource | WebAssembly.Module, options?: InitOptions): void;

@@ -6,6 +6,8 @@ import { initSync as initWasmSync } from './pkg/acp_fs_wasm.js';
 import { markReady } from './lib/fs.mjs';
 import { wideText } from './lib/node-text.mjs';
 import { lazyMerge } from './lib/merge.mjs';
+import { lazyRpc } from './lib/rpc.mjs';
+import * as rpcGlue from './pkg-rpc/acp_fs_wasm_rpc.js';
 
 const wasmFile = (path) => readFileSync(new URL(path, import.meta.url));
 // The three-way merge is a module of its own (pkg-merge/), loaded the first time a write needs it.
@@ -14,7 +16,14 @@ const merge = lazyMerge(async () => {
   glue.initSync({ module: wasmFile('./pkg-merge/acp_fs_wasm_merge_bg.wasm') });
   return glue.merge;
 });
-markReady(initWasmSync({ module: wasmFile('./pkg/acp_fs_wasm_bg.wasm') }), { wideText, merge });
+// So is reading raw JSON-RPC messages (pkg-rpc/), instantiated from the file the first time one
+// comes, at once: the low-level `Engine.dispatch` stays a plain call in Node.
+const rpcSync = () => {
+  rpcGlue.initSync({ module: wasmFile('./pkg-rpc/acp_fs_wasm_rpc_bg.wasm') });
+  return rpcGlue;
+};
+const rpc = lazyRpc(async () => rpcSync(), rpcSync);
+markReady(initWasmSync({ module: wasmFile('./pkg/acp_fs_wasm_bg.wasm') }), { wideText, merge, rpc });
 
 export { AcpFs, agent, AcpFs as default } from './lib/fs.mjs';
 export { AcpFsError, acpClientHandlers, toRequestError } from './shared/index.mjs';

@@ -1,16 +1,19 @@
 // A tiny browser app that uses @acp-fs/wasm the way an IDE would install it: bundled by esbuild
 // from the package's exports (browser conditions), the .wasm taken as an asset URL. The results
 // land in `window.__bundle` for tests/browser/run.mjs. The fs/* module serves the page; its merge
-// module is fetched by the first stale write, and the full one (MCP tools) imported when first used.
+// module is fetched by the first stale write, its JSON-RPC module by the first raw message, and
+// the full one (MCP tools) imported when first used.
 import { AcpFs, init } from '@acp-fs/wasm';
 import { fromOPFS, overlay } from '@acp-fs/wasm/adapters';
 import wasmUrl from '@acp-fs/wasm/acp_fs_wasm_bg.wasm';
 import mergeUrl from '@acp-fs/wasm/merge/acp_fs_wasm_merge_bg.wasm';
+import rpcUrl from '@acp-fs/wasm/rpc/acp_fs_wasm_rpc_bg.wasm';
 import fullWasmUrl from '@acp-fs/wasm/full/acp_fs_wasm_bg.wasm';
 
 async function smoke() {
-  // A bundler hands out each .wasm as an asset URL: the merge module's too.
-  await init(new URL(wasmUrl, import.meta.url), { merge: new URL(mergeUrl, import.meta.url) });
+  // A bundler hands out each .wasm as an asset URL: the merge and JSON-RPC modules' too.
+  const asset = (url) => new URL(url, import.meta.url);
+  await init(asset(wasmUrl), { merge: asset(mergeUrl), rpc: asset(rpcUrl) });
   const top = await navigator.storage.getDirectory();
   const root = await top.getDirectoryHandle(`bundle-smoke-${Date.now()}`, { create: true });
   const buffers = { '/project/open.txt': 'unsaved\n' };

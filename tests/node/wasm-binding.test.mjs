@@ -25,7 +25,7 @@ bindingSuite({
   label: 'wasm binding',
   binding,
   methods: { Engine: ['free', 'startFlat'], Operation: ['free'] },
-  functions: ['merge'],
+  functions: ['merge', 'rpcReady'],
   byteForms: [
     (b) => b,
     (b) => b.buffer,

@@ -109,7 +109,7 @@ describe('package', () => {
       });
       const [{ filename, files }] = JSON.parse(out);
       const names = files.map((f) => f.path);
-      for (const f of ['node.mjs', 'index.mjs', 'full.mjs', 'full-node.mjs', 'shared/index.mjs', 'pkg/acp_fs_wasm_bg.wasm', 'pkg-merge/acp_fs_wasm_merge_bg.wasm', 'pkg-full/acp_fs_wasm_bg.wasm', 'adapters/index.mjs', 'types/acp-fs.d.ts', 'shared/codemirror.mjs', 'shared/monaco.mjs', 'types/codemirror.d.ts', 'types/monaco.d.ts']) {
+      for (const f of ['node.mjs', 'index.mjs', 'full.mjs', 'full-node.mjs', 'shared/index.mjs', 'pkg/acp_fs_wasm_bg.wasm', 'pkg-merge/acp_fs_wasm_merge_bg.wasm', 'pkg-rpc/acp_fs_wasm_rpc_bg.wasm', 'pkg-rpc/acp_fs_wasm_rpc.js', 'pkg-full/acp_fs_wasm_bg.wasm', 'adapters/index.mjs', 'types/acp-fs.d.ts', 'shared/codemirror.mjs', 'shared/monaco.mjs', 'types/codemirror.d.ts', 'types/monaco.d.ts']) {
         assert.ok(names.includes(f), `the tarball has ${f}`);
       }
       const modules = join(dir, 'app', 'node_modules', '@acp-fs');
@@ -125,14 +125,16 @@ const wasm = import.meta.resolve('@acp-fs/wasm/acp_fs_wasm_bg.wasm');
 const fullWasm = import.meta.resolve('@acp-fs/wasm/full/acp_fs_wasm_bg.wasm');
 const fs = new AcpFs({ storage: overlay((p) => (p === '/a.txt' ? 'unsaved\\n' : null), { readFile: () => 'saved\\n' }), roots: ['/'] });
 const r = await fs.readTextFile({ sessionId: 's', path: '/a.txt' });
+const raw = JSON.parse(await fs.handle('{"jsonrpc":"2.0","id":1,"method":"fs/read_text_file","params":{"sessionId":"s","path":"/a.txt"}}'));
+const rpcWasm = import.meta.resolve('@acp-fs/wasm/rpc/acp_fs_wasm_rpc_bg.wasm');
 const full = new FullAcpFs({ storage: { readFile: () => 'x\\n' }, roots: ['/'] });
 full.openSession('s', { cwd: '/' });
 const tools = full.mcpHandler('s').tools().length > 0;
-console.log(JSON.stringify({ content: r.content, wasm: wasm.endsWith('/pkg/acp_fs_wasm_bg.wasm'), fullWasm: fullWasm.endsWith('/pkg-full/acp_fs_wasm_bg.wasm'), tools }));
+console.log(JSON.stringify({ content: r.content, raw: raw.result.content, wasm: wasm.endsWith('/pkg/acp_fs_wasm_bg.wasm'), rpcWasm: rpcWasm.endsWith('/pkg-rpc/acp_fs_wasm_rpc_bg.wasm'), fullWasm: fullWasm.endsWith('/pkg-full/acp_fs_wasm_bg.wasm'), tools }));
 `,
       );
       const printed = execFileSync(process.execPath, ['main.mjs'], { cwd: join(dir, 'app'), encoding: 'utf8' });
-      assert.deepEqual(JSON.parse(printed), { content: 'unsaved\n', wasm: true, fullWasm: true, tools: true });
+      assert.deepEqual(JSON.parse(printed), { content: 'unsaved\n', raw: 'unsaved\n', wasm: true, rpcWasm: true, fullWasm: true, tools: true });
       // The types resolve through the same exports, and are types (misuse is an error).
       nodeFs.writeFileSync(join(dir, 'app', 'package.json'), '{"type":"module"}');
       nodeFs.writeFileSync(

@@ -86,7 +86,7 @@ describe('@acp-fs/wasm in Node: a read\'s text crosses as UTF-16', () => {
       const guarded = guardBinding(raw);
       guarded.ready(exports, wideText && { wideText: (units) => (widened++, wideText(units)) });
       const engine = guarded.binding.createEngine({ roots: ['/p'] }, caps);
-      const op = engine.startJson('fs/read_text_file', JSON.stringify({ sessionId: 's', path: '/p/a.txt' }));
+      const op = engine.startFlat('fs/read_text_file', { sessionId: 's', path: '/p/a.txt' });
       assert.equal(op.step().io.op, 'open');
       const { content } = op.step(opened, bytes).done.result;
       op.free();

@@ -488,6 +488,28 @@ export function guardBinding(raw) {
   let wideText;
   /** The merge module's `merge` (`ready`'s option), for a module built without the merge. */
   let merge;
+  /** The JSON-RPC module (`ready`'s option, lib/rpc.mjs), for a module that reads no JSON text. */
+  let rpc;
+  /** Whether the module reads raw messages itself (the full module), or leaves them to `rpc`. */
+  const readsJson = typeof raw.Engine?.prototype?.dispatch === 'function';
+
+  /**
+   * `call(exports)` of the JSON-RPC module, outside `guard` (a trap there is that module's). It
+   * must be loaded already where it cannot be at once: `binding.rpcReady()` loads it, and
+   * `AcpFs.handle` and MCP handlers wait for that first.
+   */
+  function viaRpc(call) {
+    if (rpc === undefined) throw new TypeError('the module reads no JSON text, and its entry gave it no JSON-RPC module');
+    if (rpc.now() === undefined) throw new Error('the JSON-RPC module is not loaded yet: await binding.rpcReady() first');
+    return rpc.run(call);
+  }
+
+  /** A request with params as JSON text started: by the module, or read by the JSON-RPC module. */
+  function startText(rawEngine, method, text) {
+    if (readsJson) return rawEngine.startJson(method, text);
+    const params = JSON.parse(viaRpc((m) => m.checkParams(text)));
+    return rawEngine.startChecked(writeAnswer.args([method, params]));
+  }
   /** The value the module's last `beginFlat`/`step` left in its outbox (`outboxReader`). */
   let taken;
   /** The instance's memory (for the inbox). */
@@ -606,14 +628,26 @@ export function guardBinding(raw) {
      *  request: the first step starts it too (`startFlat`'s with `beginFlat`, one call into the
      *  module instead of two). */
     #unstarted;
+    /** The raw id of the message that started it, in a module that writes no replies: its
+     *  outcomes get their reply from the JSON-RPC module. */
+    #replyTo;
 
-    constructor(rawEngine, id, method, params, pending, unstarted) {
+    constructor(rawEngine, id, method, params, pending, unstarted, replyTo) {
       this.#raw = rawEngine;
       this.#id = id;
       this.#method = method;
       this.#params = params;
       this.#pending = pending;
       this.#unstarted = unstarted;
+      this.#replyTo = replyTo;
+    }
+
+    /** The engine's outcome as a message's is: its reply written, its result in it. */
+    #replied(outcome) {
+      if (this.#replyTo === undefined) return outcome;
+      outcome.reply = viaRpc((m) => m.respond(this.#replyTo, JSON.stringify({ result: outcome.result, error: outcome.error })));
+      delete outcome.result;
+      return outcome;
     }
 
     step(answer, bytes) {
@@ -626,7 +660,9 @@ export function guardBinding(raw) {
           const length = bytes === undefined ? undefined : putBytes(bytes);
           const layout = answer === undefined || answer === null ? undefined : writeAnswer(answer);
           this.#raw.step(this.#id, wideText !== undefined, layout, length);
-          return taken();
+          const step = taken();
+          if (step.done !== undefined) this.#replied(step.done);
+          return step;
         },
         (message) => ({ done: this.#end(message) }),
       );
@@ -643,7 +679,7 @@ export function guardBinding(raw) {
           const wide = wideText !== undefined;
           const text = typeof params === 'string';
           const id = text
-            ? this.#raw.startJson(this.#method, params)
+            ? startText(this.#raw, this.#method, params)
             : this.#raw.beginFlat(writeAnswer.flat(this.#method, params) ?? writeAnswer([this.#method, params]), wide);
           if (id === undefined) return { done: this.#end(`${this.#method} is not an fs method of this engine`) };
           this.#id = id;
@@ -658,10 +694,12 @@ export function guardBinding(raw) {
     #start() {
       if (this.#unstarted === undefined) return;
       const params = this.#unstarted;
-      const text = typeof params === 'string' ? params : JSON.stringify(params);
       this.#unstarted = undefined;
       const id = guard(
-        () => this.#raw.startJson(this.#method, text),
+        () =>
+          typeof params === 'string'
+            ? startText(this.#raw, this.#method, params)
+            : this.#raw.start(this.#method, writeAnswer.args([params])),
         (message) => void (this.#pending = message),
       );
       if (id !== undefined) this.#id = id;
@@ -670,17 +708,19 @@ export function guardBinding(raw) {
 
     cancel() {
       this.#start();
-      return this.#early() ?? guard(() => (this.#raw.cancel(this.#id), taken()), (message) => this.#end(message));
+      return this.#early() ?? guard(() => (this.#raw.cancel(this.#id), this.#replied(taken())), (message) => this.#end(message));
     }
 
     refuse(field, reason) {
       this.#start();
-      return this.#early() ?? guard(() => (this.#raw.refuse(this.#id, field, reason), taken()), (message) => this.#end(message));
+      return (
+        this.#early() ?? guard(() => (this.#raw.refuse(this.#id, field, reason), this.#replied(taken())), (message) => this.#end(message))
+      );
     }
 
     abort(reason) {
       this.#start();
-      return this.#early() ?? guard(() => (this.#raw.abort(this.#id, reason), taken()), (message) => this.#end(message));
+      return this.#early() ?? guard(() => (this.#raw.abort(this.#id, reason), this.#replied(taken())), (message) => this.#end(message));
     }
 
     audit() {
@@ -727,10 +767,11 @@ export function guardBinding(raw) {
     }
   }
 
-  /** What a dispatched message is (the outbox), with its operation (the number `op`, if any) as an object. */
-  function dispatched(rawEngine, op) {
+  /** What a dispatched message is (the outbox), with its operation (the number `op`, if any) as
+   *  an object; `replyTo`: its raw id, where the JSON-RPC module writes its reply. */
+  function dispatched(rawEngine, op, replyTo) {
     const d = taken();
-    if (op !== undefined) d.operation = new Operation(rawEngine, op, d.method, undefined);
+    if (op !== undefined) d.operation = new Operation(rawEngine, op, d.method, undefined, undefined, undefined, replyTo);
     return d;
   }
 
@@ -786,10 +827,13 @@ export function guardBinding(raw) {
     startJson(method, params) {
       // The engine's own methods start with their first step (`Operation#begin`); anything else
       // is asked now, as it may be no fs method at all (then there is no operation).
-      if ((method === info.readMethod || method === info.writeMethod) && typeof params === 'string') {
+      const fsMethod = method === info.readMethod || method === info.writeMethod;
+      if (fsMethod && typeof params === 'string') {
         return new Operation(this.#raw, null, method, paramsOf(params), undefined, params);
       }
-      return this.#started(method, paramsOf(params), () => this.#raw.startJson(method, params));
+      // A module that reads no JSON text has no other method to start.
+      if (!readsJson && !fsMethod) return null;
+      return this.#started(method, paramsOf(params), () => startText(this.#raw, method, params));
     }
 
     /**
@@ -817,7 +861,10 @@ export function guardBinding(raw) {
     }
 
     dispatch(message) {
-      return guard(() => dispatched(this.#raw, this.#raw.dispatch(message)), throwInternal);
+      if (readsJson) return guard(() => dispatched(this.#raw, this.#raw.dispatch(message)), throwInternal);
+      const d = JSON.parse(viaRpc((m) => m.parseMessage(message)));
+      if (d.kind !== 'call') return d;
+      return guard(() => dispatched(this.#raw, this.#raw.call(writeAnswer.args([d.id, d.method, d.params])), d.id), throwInternal);
     }
 
     mcpTools(sessionId) {
@@ -825,7 +872,10 @@ export function guardBinding(raw) {
     }
 
     mcpDispatch(sessionId, message) {
-      return guard(() => dispatched(this.#raw, this.#raw.mcpDispatch(sessionId, message)), throwInternal);
+      if (readsJson) return guard(() => dispatched(this.#raw, this.#raw.mcpDispatch(sessionId, message)), throwInternal);
+      // No MCP tools here: a request is answered with the error naming them.
+      const reply = viaRpc((m) => m.refuseMcp(sessionId, message));
+      return reply === undefined ? { kind: 'notMine' } : { kind: 'reply', reply };
     }
 
     /** Frees the wasm memory now instead of at garbage collection. */
@@ -881,6 +931,15 @@ export function guardBinding(raw) {
       if (merge === undefined) return Promise.reject(new TypeError('the module asked for a merge, and its entry gave it no merge module'));
       return merge(base, current, ours);
     },
+    /**
+     * Resolves once raw messages can be read (`Engine.dispatch`, `mcpDispatch`, `startJson`):
+     * at once for a module that reads them itself; else once the JSON-RPC module its entry gave
+     * `ready` is loaded (a browser fetches it the first time).
+     */
+    rpcReady() {
+      if (readsJson || rpc === undefined) return Promise.resolve();
+      return rpc.load().then(() => undefined);
+    },
   });
 
   return {
@@ -891,11 +950,13 @@ export function guardBinding(raw) {
      * `wideText(units)`: a `Uint16Array` of UTF-16 code units as a string, where the host has a
      * decoder for them much faster than its UTF-8 one (Node's `Buffer`; see the `WIDE` text of
      * bindings-wasm/src/outbox.rs). `merge(base, current, ours)`: the merge module's merge, a
-     * promise of the text or of `null` (lib/merge.mjs), for a module built without it.
+     * promise of the text or of `null` (lib/merge.mjs), for a module built without it. `rpc`:
+     * the JSON-RPC module's loader (lib/rpc.mjs), for a module that reads no JSON text.
      */
-    ready(exports, { wideText: decoder, merge: merger } = {}) {
+    ready(exports, { wideText: decoder, merge: merger, rpc: reader } = {}) {
       if (typeof decoder === 'function') wideText = decoder;
       if (typeof merger === 'function') merge = merger;
+      if (reader !== undefined) rpc = reader;
       if (info === undefined) {
         memory = exports.memory;
         taken = outboxReader(memory, raw.__outbox(), (units) => wideText(units));

@@ -1,0 +1,69 @@
+//! The JSON-RPC module of `@acp-fs/wasm`: raw JSON-RPC messages read, and their replies written,
+//! for the fs/* module, and nothing else.
+//!
+//! The fs/* module a web page downloads reads no JSON text: a page that serves fs/* through the
+//! typed calls (`readTextFile`, `writeTextFile`: the ACP SDK's client handlers, the editor
+//! bindings) never needs it, and the reader and the writer were 12 KB of the gzipped module. A
+//! raw message (`AcpFs.handle`, an MCP handler) is read here, the first time one comes: the
+//! module says what it is, and for an fs call hands its id, method and checked params to the
+//! fs/* module, which runs it; the call's outcome comes back here for its reply
+//! (docs/design.md#the-json-rpc-module). Every rule is the engine's (core/src/dispatch.rs).
+#![forbid(unsafe_code)]
+
+use wasm_bindgen::prelude::*;
+
+/// A string, or a `TypeError` (as the fs/* module's own calls answer a message that is none).
+fn text(value: JsValue) -> Result<String, JsValue> {
+    value.as_string().ok_or_else(|| js_sys::TypeError::new("expected a string").into())
+}
+
+/// `value` as JSON text, by serde_json's writer (not `Value`'s `Display`, which brings two more).
+fn json(value: &serde_json::Value) -> String {
+    serde_json::to_string(value).expect("a Value serializes")
+}
+
+/// What one raw message is, as JSON text ([`acp_fs::Parsed::to_json`]).
+#[wasm_bindgen(js_name = parseMessage)]
+pub fn parse_message(message: JsValue) -> Result<String, JsValue> {
+    Ok(json(&acp_fs::parse_message(&text(message)?).to_json()))
+}
+
+/// Params sent as JSON text, read and checked, as JSON text ([`acp_fs::CheckedParams::to_json`]).
+#[wasm_bindgen(js_name = checkParams)]
+pub fn check_params(params: &str) -> String {
+    json(&acp_fs::CheckedParams::of_text(Some(params)).to_json())
+}
+
+/// The reply to the call with raw id `id`, from its outcome as JSON text
+/// ([`acp_fs::respond_json`]).
+#[wasm_bindgen]
+pub fn respond(id: &str, outcome: &str) -> String {
+    let outcome = serde_json::from_str(outcome).unwrap_or_default();
+    acp_fs::respond_json(id, &outcome)
+}
+
+/// The reply a module without the MCP tools gives an MCP message for `sessionId`'s server, if
+/// any ([`acp_fs::host::mcp_not_built`]).
+#[wasm_bindgen(js_name = refuseMcp)]
+pub fn refuse_mcp(session_id: JsValue, message: JsValue) -> Result<Option<String>, JsValue> {
+    text(session_id)?;
+    Ok(acp_fs::host::mcp_not_built(&text(message)?))
+}
+
+/// talc, as in the fs/* module: smaller than Rust's default dlmalloc. One thread, no lock.
+#[cfg(all(not(target_feature = "atomics"), target_family = "wasm"))]
+#[global_allocator]
+static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checks_params_and_answers_as_the_engine() {
+        assert_eq!(check_params(r#"{"path":"/a","line":2}"#), r#"{"params":{"path":"/a","line":2.0}}"#);
+        assert_eq!(check_params("{oops"), r#"{"refused":{"field":"params","reason":"is not valid JSON"}}"#);
+        let reply = respond("3", r#"{"result":{"content":"x"},"change":null}"#);
+        assert_eq!(reply, r#"{"jsonrpc":"2.0","id":3,"result":{"content":"x"}}"#);
+    }
+}
