@@ -139,7 +139,7 @@ impl Engine {
     }
 
     /// `start` with the params as JSON text (small params: one crossing, not one per member).
-    /// Only in the full module: the fs/* one reads no JSON text ([`Engine::start_checked`]).
+    /// Only in the full module: the fs/* one reads no JSON text ([`Engine::start_json_checked`]).
     #[cfg(feature = "full")]
     #[wasm_bindgen(js_name = startJson)]
     pub fn start_json(&self, method: &str, params: &str) -> Option<u32> {
@@ -150,12 +150,12 @@ impl Engine {
     /// the method and the params in the inbox ([`args`]): the fs/* module has no JSON text reader
     /// (docs/design.md#the-json-rpc-module). None when `method` is not an fs method.
     #[cfg(not(feature = "full"))]
-    #[wasm_bindgen(js_name = startChecked)]
+    #[wasm_bindgen(js_name = startJsonChecked)]
     #[cfg_attr(acp_fs_small, optimize(size))]
-    pub fn start_checked(&self, len: u32) -> Option<u32> {
+    pub fn start_json_checked(&self, len: u32) -> Option<u32> {
         let v = args(len, &["method", "params"]).ok()?;
         let params = acp_fs::CheckedParams::from_json(&v[1]);
-        Some(self.1.hold(self.0.start_checked(v[0].as_str()?, params)?))
+        Some(self.1.hold(self.0.start_json_checked(v[0].as_str()?, params)?))
     }
 
     /// A request started and its first step in one call (a small read is a few microseconds of

@@ -117,6 +117,8 @@ pub(crate) fn reply(id: &str, result: Result<&Value, &AcpFsError>) -> String {
 ///
 /// ```
 /// use serde_json::json;
+/// let broken = acp_fs::respond_json("1", &json!({"error": {"code": "x"}}));
+/// assert!(broken.starts_with(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32603"#), "{broken}");
 /// let ok = acp_fs::respond_json("7", &json!({"result": {"content": "a\n"}, "change": null}));
 /// assert_eq!(ok, r#"{"jsonrpc":"2.0","id":7,"result":{"content":"a\n"}}"#);
 /// let error = json!({"error": {"kind": "not_found", "code": -32002, "message": "Resource not found: /p/a", "data": {"uri": "/p/a"}}});
@@ -126,15 +128,18 @@ pub(crate) fn reply(id: &str, result: Result<&Value, &AcpFsError>) -> String {
 /// );
 /// ```
 pub fn respond_json(id: &str, outcome: &Value) -> String {
-    match outcome.get("error").filter(|e| e.is_object()) {
-        Some(e) => {
-            let code = e.get("code").and_then(Value::as_i64).unwrap_or(crate::error::codes::INTERNAL_ERROR);
-            let message = e.get("message").and_then(Value::as_str).unwrap_or_default();
+    let error = outcome.get("error").filter(|e| !e.is_null());
+    let code = error.and_then(|e| e.get("code")).and_then(Value::as_i64);
+    let message = error.and_then(|e| e.get("message")).and_then(Value::as_str);
+    match (error, code, message, outcome.get("result")) {
+        (Some(e), Some(code), Some(message), _) => {
             let error = JsonRpcError::new(code, message, e.get("data").unwrap_or(&Value::Null));
             let error = serde_json::to_string(&error).expect("an error serializes");
             format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{error}}}")
         }
-        None => respond_result(id, outcome.get("result").unwrap_or(&Value::Null)),
+        (None, _, _, Some(result)) => respond_result(id, result),
+        // Neither a result nor an error as a binding's outcome holds one: its bug, answered so.
+        _ => respond(id, Err(AcpFsError::internal("the binding's outcome has neither a result nor an error"))),
     }
 }
 
@@ -255,7 +260,7 @@ pub enum Parsed {
     Reply(String),
     /// `$/cancel_request` for this request id (raw JSON text).
     Cancel(String),
-    /// An fs request: to start with [`AcpFs::start_checked`] and answer under its id.
+    /// An fs request: to start with [`AcpFs::call`] and answer under its id.
     Call(ParsedCall),
 }
 
@@ -338,7 +343,7 @@ impl CheckedParams {
 }
 
 /// The member of params refused, and why: `-32602` naming it.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub(crate) struct Refusal {
     field: String,
     reason: String,
@@ -629,6 +634,51 @@ fn invalid(id: Option<&str>, reason: &str) -> String {
 mod tests {
     use super::*;
     use crate::{MemoryStorage, Options, Storage};
+    use proptest::prelude::*;
+
+    /// What `@acp-fs/wasm`'s two modules hand each other: params read from JSON text in the
+    /// JSON-RPC module, crossing as JSON (a JavaScript value between them, its numbers `f64`s),
+    /// read back in the fs/* module as the same members, or the same refusal.
+    fn member() -> impl Strategy<Value = String> {
+        prop::sample::select(vec![
+            r#""s""#,
+            r#""/p/a.txt""#,
+            r#""\u00e9\n""#,
+            r#""\ud800""#,
+            "3",
+            "3.0",
+            "3e0",
+            "-0",
+            "-2",
+            "0.5",
+            "1e400",
+            "-1e400",
+            "18446744073709551616",
+            "4294967296",
+            "null",
+            "true",
+            "[1]",
+            "{}",
+            r#"{"traceparent":"t"}"#,
+            r#"{"traceparent":1,"x":[]}"#,
+            r#"{"traceparent":"a","traceparent":"b"}"#,
+        ])
+        .prop_map(str::to_owned)
+    }
+
+    proptest! {
+        #[test]
+        fn checked_params_cross_as_json_unchanged(members in prop::collection::vec((prop::sample::select(
+            vec!["sessionId", "path", "line", "limit", "content", "_meta", "x"]), member()), 0..8), array in any::<bool>()) {
+            let body = members.iter().map(|(n, v)| format!("\"{n}\":{v}")).collect::<Vec<_>>().join(",");
+            let text = if array { format!("[{body}]") } else { format!("{{{body}}}") };
+            let read = CheckedParams::of_text(Some(&text));
+            // JSON text out of one module, a JavaScript value in between, JSON into the other.
+            let crossed: Value = serde_json::from_str(&serde_json::to_string(&read.to_json()).unwrap()).unwrap();
+            let back = CheckedParams::from_json(&crossed);
+            prop_assert_eq!(&back.0, &read.0, "{}", text);
+        }
+    }
 
     /// Params text no scan went over before (`HostEngine::start_json`'s) is checked here, in one
     /// pass, whitespace around it allowed as anywhere in JSON.

@@ -57,6 +57,7 @@ pub enum Scalar {
 
 /// A request's params as validation reads them: the members it reads, `None` when the params
 /// are no object.
+#[derive(Debug, PartialEq)]
 pub(crate) struct Params(Option<Box<Members>>);
 
 /// The members of a JSON value, copied (what a check takes it moves out of them).

@@ -148,7 +148,7 @@ impl HostEngine {
     pub fn start_json(&self, method: &str, params: &str) -> Option<HostOperation> {
         // Read as the raw dispatcher reads params, member by member with no `Value` built, and
         // checked to be JSON in the same pass.
-        self.start_checked(method, CheckedParams::of_text(Some(params)))
+        self.start_json_checked(method, CheckedParams::of_text(Some(params)))
     }
 
     /// [`start_json`](Self::start_json) with its params read already ([`CheckedParams::of_text`]:
@@ -156,7 +156,7 @@ impl HostEngine {
     /// driver cannot have written (not JSON, a lone surrogate escape) is its bug: `internal`.
     #[must_use = "a request is answered only once it is run to its outcome"]
     #[cfg_attr(acp_fs_small, optimize(size))]
-    pub fn start_checked(&self, method: &str, params: CheckedParams) -> Option<HostOperation> {
+    pub fn start_json_checked(&self, method: &str, params: CheckedParams) -> Option<HostOperation> {
         self.start_params(method, params.into_params().map_err(|e| AcpFsError::from(e).message))
     }
 
