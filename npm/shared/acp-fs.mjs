@@ -207,8 +207,10 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
      */
     async #message(dispatch, message, signal, inflight, silentCancel) {
       // A binding whose engine leaves raw messages to a module of their own loads it first
-      // (`@acp-fs/wasm`: the JSON-RPC module, fetched the first time).
-      await binding.rpcReady?.();
+      // (`@acp-fs/wasm`: the JSON-RPC module, fetched the first time). Only then is anything
+      // waited for: otherwise the message starts at once, before the caller's next call.
+      const loading = binding.rpcReady?.();
+      if (loading) await loading;
       const asText = typeof message === 'string';
       const text = asText ? escapeLoneSurrogates(message) : (JSON.stringify(message) ?? 'null');
       const out = (reply) => (reply === null || asText ? reply : JSON.parse(reply));
@@ -223,7 +225,10 @@ export function createAcpFs(binding, { nativeDisk, defaultStorage } = {}) {
           return null;
         case 'call': {
           const { value: outcome, cancelled } = await inflight.run(d.id, signal, (s) => this.#run(d.operation, s));
-          return cancelled && silentCancel ? null : out(outcome.reply);
+          if (cancelled && silentCancel) return null;
+          // No reply could be written (the binding broke): the message fails with the outcome's error.
+          if (typeof outcome.reply !== 'string') throw new AcpFsError(outcome.error ?? internalErrorValue('the call ended without a reply'), outcome.cause);
+          return out(outcome.reply);
         }
         default:
           throw internalError(`the binding dispatched an unknown kind ${JSON.stringify(d.kind)}`);

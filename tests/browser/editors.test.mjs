@@ -37,8 +37,9 @@ async function build() {
     nodePaths: [modules],
     logLevel: 'error',
   });
-  // Both of the fs/* module's .wasm files beside the bundle, where `init()` looks for them: the
-  // agent's merged writes load the merge module.
+  // The fs/* module's .wasm and its merge module's beside the bundle, where `init()` looks for
+  // them: the agent's merged writes load the merge module. The editors make typed calls only, so
+  // the JSON-RPC module is never asked for.
   copyFileSync(join(ROOT, 'npm', 'wasm', 'pkg', 'acp_fs_wasm_bg.wasm'), join(OUT, 'acp_fs_wasm_bg.wasm'));
   copyFileSync(join(ROOT, 'npm', 'wasm', 'pkg-merge', 'acp_fs_wasm_merge_bg.wasm'), join(OUT, 'acp_fs_wasm_merge_bg.wasm'));
   copyFileSync(join(ROOT, 'tests', 'browser', 'editors', 'index.html'), join(OUT, 'index.html'));

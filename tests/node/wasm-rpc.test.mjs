@@ -40,7 +40,7 @@ function pageAcpFs(load) {
 describe('the JSON-RPC module', () => {
   test('the fs/* module reads no JSON text; the full module does', () => {
     for (const name of ['dispatch', 'mcpDispatch', 'startJson']) assert.equal(typeof raw.Engine.prototype[name], 'undefined', name);
-    for (const name of ['call', 'startChecked']) assert.equal(typeof raw.Engine.prototype[name], 'function', name);
+    for (const name of ['call', 'startJsonChecked']) assert.equal(typeof raw.Engine.prototype[name], 'function', name);
   });
 
   test('raw messages get the replies the full module gives', async () => {
@@ -121,6 +121,33 @@ describe('the JSON-RPC module', () => {
     await assert.rejects(fs.handle(READ), /fetch failed: 503/);
     assert.match(await fs.handle(READ), /"result":\{"content":"two\\n"\}/);
     assert.equal(attempts, 2);
+  });
+
+  test('a raw message starts at once, before the next call of its caller, as from the full module', async () => {
+    for (const Fs of [AcpFs, FullAcpFs]) {
+      const s = storage();
+      const fs = new Fs({ storage: s, roots: ['/p'] });
+      const raw = fs.handle(message(1, 'fs/write_text_file', { sessionId: 's', path: '/p/a.txt', content: 'raw (first)\n' }));
+      const typed = fs.writeTextFile({ sessionId: 's', path: '/p/a.txt', content: 'typed (second)\n' });
+      await Promise.all([raw, typed]);
+      assert.equal(Buffer.from(s.files.get('/p/a.txt')).toString(), 'typed (second)\n', Fs === AcpFs ? 'fs/*' : 'full');
+    }
+  });
+
+  test('a JSON-RPC module that fails writing a reply fails that message, not the engine', async () => {
+    rpcGlue.initSync({ module: rpcWasm });
+    const failing = {
+      parseMessage: (m) => rpcGlue.parseMessage(m),
+      checkParams: (p) => rpcGlue.checkParams(p),
+      respond() {
+        throw new WebAssembly.RuntimeError('unreachable');
+      },
+    };
+    const { AcpFs: PageFs } = pageAcpFs(async () => failing);
+    const fs = new PageFs({ storage: storage(), roots: ['/p'] });
+    await assert.rejects(fs.handle(READ), (e) => e.code === 'internal' && /unreachable/.test(e.message));
+    assert.deepEqual(await fs.readTextFile({ sessionId: 's', path: '/p/a.txt' }), { content: 'one\ntwo\n' }, 'the engine serves on');
+    await assert.rejects(fs.handle(READ), /the JSON-RPC module trapped \(unreachable\) and is not entered again/);
   });
 
   test('after a trap in it, it is not entered again', () => {

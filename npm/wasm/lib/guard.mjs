@@ -17,7 +17,7 @@
 // mid-update, so the instance is disabled rather than trusted with anyone's files: every later
 // call reports the trap without entering it.
 
-const isTrap = (e) => e instanceof WebAssembly.RuntimeError || e instanceof RangeError;
+export const isTrap = (e) => e instanceof WebAssembly.RuntimeError || e instanceof RangeError;
 
 const str = (v) => (typeof v === 'string' ? v : null);
 const u32 = (v) => (Number.isInteger(v) && v >= 0 && v <= 0xffffffff ? v : null);
@@ -494,9 +494,10 @@ export function guardBinding(raw) {
   const readsJson = typeof raw.Engine?.prototype?.dispatch === 'function';
 
   /**
-   * `call(exports)` of the JSON-RPC module, outside `guard` (a trap there is that module's). It
-   * must be loaded already where it cannot be at once: `binding.rpcReady()` loads it, and
-   * `AcpFs.handle` and MCP handlers wait for that first.
+   * `call(exports)` of the JSON-RPC module. Never inside `guard`: a trap there is that module's
+   * (lib/rpc.mjs keeps it from being entered again), not the engine's. It must be loaded already
+   * where it cannot be at once: `binding.rpcReady()` loads it, and `AcpFs.handle` and MCP
+   * handlers wait for that first.
    */
   function viaRpc(call) {
     if (rpc === undefined) throw new TypeError('the module reads no JSON text, and its entry gave it no JSON-RPC module');
@@ -504,11 +505,14 @@ export function guardBinding(raw) {
     return rpc.run(call);
   }
 
-  /** A request with params as JSON text started: by the module, or read by the JSON-RPC module. */
-  function startText(rawEngine, method, text) {
-    if (readsJson) return rawEngine.startJson(method, text);
-    const params = JSON.parse(viaRpc((m) => m.checkParams(text)));
-    return rawEngine.startChecked(writeAnswer.args([method, params]));
+  /** `startJson`'s params text as the module that starts it takes it: itself, or read by the
+   *  JSON-RPC module (`CheckedParams`' JSON). Called outside `guard`. */
+  const paramsText = (text) => (readsJson ? text : JSON.parse(viaRpc((m) => m.checkParams(text))));
+
+  /** A request started with `paramsText`'s params (inside `guard`). */
+  function startText(rawEngine, method, params) {
+    if (readsJson) return rawEngine.startJson(method, params);
+    return rawEngine.startJsonChecked(writeAnswer.args([method, params]));
   }
   /** The value the module's last `beginFlat`/`step` left in its outbox (`outboxReader`). */
   let taken;
@@ -642,9 +646,13 @@ export function guardBinding(raw) {
       this.#replyTo = replyTo;
     }
 
-    /** The engine's outcome as a message's is: its reply written, its result in it. */
+    /**
+     * An outcome as a message's is (docs/binding-interface.md, `dispatch`): its reply, written
+     * by the JSON-RPC module, in place of its result; an outcome the guard made (a trap) too.
+     * Outside `guard`: if the JSON-RPC module fails, that is thrown, and the message fails.
+     */
     #replied(outcome) {
-      if (this.#replyTo === undefined) return outcome;
+      if (this.#replyTo === undefined || outcome.reply !== undefined) return outcome;
       outcome.reply = viaRpc((m) => m.respond(this.#replyTo, JSON.stringify({ result: outcome.result, error: outcome.error })));
       delete outcome.result;
       return outcome;
@@ -653,19 +661,19 @@ export function guardBinding(raw) {
     step(answer, bytes) {
       if (this.#unstarted !== undefined) return this.#begin();
       const early = this.#early();
-      if (early) return { done: early };
-      return guard(
+      if (early) return { done: this.#replied(early) };
+      const step = guard(
         () => {
           // The bytes first: their room may grow the memory the answer is written in.
           const length = bytes === undefined ? undefined : putBytes(bytes);
           const layout = answer === undefined || answer === null ? undefined : writeAnswer(answer);
           this.#raw.step(this.#id, wideText !== undefined, layout, length);
-          const step = taken();
-          if (step.done !== undefined) this.#replied(step.done);
-          return step;
+          return taken();
         },
         (message) => ({ done: this.#end(message) }),
       );
+      if (step.done !== undefined) this.#replied(step.done);
+      return step;
     }
 
     /** The first step of a request `startJson` or `startFlat` made: `startFlat`'s started and
@@ -674,12 +682,18 @@ export function guardBinding(raw) {
     #begin() {
       const params = this.#unstarted;
       this.#unstarted = undefined;
+      const text = typeof params === 'string';
+      let checked;
+      try {
+        if (text) checked = paramsText(params);
+      } catch (e) {
+        return { done: this.#end(`the JSON-RPC module could not read the params (${e.message})`) };
+      }
       return guard(
         () => {
           const wide = wideText !== undefined;
-          const text = typeof params === 'string';
           const id = text
-            ? startText(this.#raw, this.#method, params)
+            ? startText(this.#raw, this.#method, checked)
             : this.#raw.beginFlat(writeAnswer.flat(this.#method, params) ?? writeAnswer([this.#method, params]), wide);
           if (id === undefined) return { done: this.#end(`${this.#method} is not an fs method of this engine`) };
           this.#id = id;
@@ -695,10 +709,17 @@ export function guardBinding(raw) {
       if (this.#unstarted === undefined) return;
       const params = this.#unstarted;
       this.#unstarted = undefined;
+      let checked;
+      try {
+        if (typeof params === 'string') checked = paramsText(params);
+      } catch (e) {
+        this.#pending = `the JSON-RPC module could not read the params (${e.message})`;
+        return;
+      }
       const id = guard(
         () =>
           typeof params === 'string'
-            ? startText(this.#raw, this.#method, params)
+            ? startText(this.#raw, this.#method, checked)
             : this.#raw.start(this.#method, writeAnswer.args([params])),
         (message) => void (this.#pending = message),
       );
@@ -708,19 +729,19 @@ export function guardBinding(raw) {
 
     cancel() {
       this.#start();
-      return this.#early() ?? guard(() => (this.#raw.cancel(this.#id), this.#replied(taken())), (message) => this.#end(message));
+      return this.#replied(this.#early() ?? guard(() => (this.#raw.cancel(this.#id), taken()), (message) => this.#end(message)));
     }
 
     refuse(field, reason) {
       this.#start();
-      return (
-        this.#early() ?? guard(() => (this.#raw.refuse(this.#id, field, reason), this.#replied(taken())), (message) => this.#end(message))
+      return this.#replied(
+        this.#early() ?? guard(() => (this.#raw.refuse(this.#id, field, reason), taken()), (message) => this.#end(message)),
       );
     }
 
     abort(reason) {
       this.#start();
-      return this.#early() ?? guard(() => (this.#raw.abort(this.#id, reason), this.#replied(taken())), (message) => this.#end(message));
+      return this.#replied(this.#early() ?? guard(() => (this.#raw.abort(this.#id, reason), taken()), (message) => this.#end(message)));
     }
 
     audit() {
@@ -833,7 +854,8 @@ export function guardBinding(raw) {
       }
       // A module that reads no JSON text has no other method to start.
       if (!readsJson && !fsMethod) return null;
-      return this.#started(method, paramsOf(params), () => startText(this.#raw, method, params));
+      const checked = paramsText(params);
+      return this.#started(method, paramsOf(params), () => startText(this.#raw, method, checked));
     }
 
     /**
@@ -932,13 +954,20 @@ export function guardBinding(raw) {
       return merge(base, current, ours);
     },
     /**
-     * Resolves once raw messages can be read (`Engine.dispatch`, `mcpDispatch`, `startJson`):
-     * at once for a module that reads them itself; else once the JSON-RPC module its entry gave
-     * `ready` is loaded (a browser fetches it the first time).
+     * Whether raw messages can be read now (`Engine.dispatch`, `mcpDispatch`, `startJson`):
+     * `undefined` when they can (a module that reads them itself, or the JSON-RPC module loaded,
+     * which Node does at once), else a promise that resolves once the JSON-RPC module its entry
+     * gave `ready` is loaded (a browser fetches it the first time) or rejects with why not.
      */
     rpcReady() {
-      if (readsJson || rpc === undefined) return Promise.resolve();
-      return rpc.load().then(() => undefined);
+      if (readsJson || rpc === undefined) return undefined;
+      try {
+        // Node loads it at once: nothing to wait for, so a message still starts synchronously.
+        if (rpc.now() !== undefined) return undefined;
+        return rpc.load().then(() => undefined);
+      } catch (e) {
+        return Promise.reject(e);
+      }
     },
   });
 

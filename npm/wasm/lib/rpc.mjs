@@ -2,6 +2,7 @@
 // fs/* module, which reads no JSON text (docs/design.md#the-json-rpc-module). A page that serves
 // fs/* through the typed calls never loads it; the first raw message (`AcpFs.handle`, an MCP
 // handler) does.
+import { isTrap } from './guard.mjs';
 
 /**
  * The module, loaded once: `instantiate()` a promise of its exports (a browser fetches them),
@@ -14,8 +15,9 @@ export function lazyRpc(instantiate, instantiateSync) {
   let module;
   let loading;
   let trapped;
+  const notEntered = () => new Error(`the JSON-RPC module trapped (${trapped.message}) and is not entered again`);
   const usable = () => {
-    if (trapped !== undefined) throw new Error(`the JSON-RPC module trapped (${trapped.message}) and is not entered again`);
+    if (trapped !== undefined) throw notEntered();
   };
   return {
     /** Its exports, loaded now where that can be done at once; `undefined` until then. */
@@ -26,7 +28,7 @@ export function lazyRpc(instantiate, instantiateSync) {
     },
     /** A promise of its exports, loading them if need be. */
     load() {
-      usable();
+      if (trapped !== undefined) return Promise.reject(notEntered());
       if (module !== undefined) return Promise.resolve(module);
       loading ??= instantiate().then(
         (m) => (module = m),
@@ -37,12 +39,12 @@ export function lazyRpc(instantiate, instantiateSync) {
       );
       return loading;
     },
-    /** `call(exports)`, a trap in it remembered. */
+    /** `call(exports)`, a trap in it remembered (what the guard takes for a trap). */
     run(call) {
       try {
         return call(this.now());
       } catch (e) {
-        if (e instanceof WebAssembly.RuntimeError) trapped = e;
+        if (isTrap(e)) trapped = e;
         throw e;
       }
     },
