@@ -56,7 +56,7 @@ module() { # out-dir cargo-profile cargo-package [cargo args...]
 # `release`. `--cfg acp_fs_small` has the engine's code a small read never runs (writes, errors,
 # options, sessions) optimized for size (docs/toolchain.md#cold-code-optimized-for-size).
 # --config joins .cargo/config.toml's flags (+simd128), it does not replace them. The merge
-# module is built as the fs/* one, with whose standard library it shares the build.
+# and JSON-RPC modules are built as the fs/* one, with whose standard library they share the build.
 small=(-Zbuild-std=std,panic_abort -Zbuild-std-features=optimize_for_size --config
   'target.wasm32-unknown-unknown.rustflags=["-C", "llvm-args=-inline-threshold=100", "-Z", "unstable-options", "-C", "panic=immediate-abort", "--cfg", "acp_fs_small"]')
 RUSTC_BOOTSTRAP=1 module pkg wasm-fs acp-fs-wasm "${small[@]}"
