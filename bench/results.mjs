@@ -96,3 +96,14 @@ export function resultsFile(argv, partial) {
   if (given) return given;
   return partial ? null : LATEST;
 }
+
+/**
+ * `rounds` fresh Node processes of `script` with `--first=which`, each printing one JSON line:
+ * what a process's first use of a module loaded on first use costs (bench/wasm-merge.mjs,
+ * bench/wasm-rpc.mjs).
+ */
+export function freshProcesses(script, which, rounds) {
+  return Array.from({ length: rounds }, () =>
+    JSON.parse(execFileSync(process.execPath, [script, `--first=${which}`], { encoding: 'utf8' })),
+  );
+}

@@ -9,11 +9,11 @@
 //
 // A benchmark, not a test: it prints a table and asserts no time.
 
-import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { AcpFs } from '../npm/wasm/node.mjs';
 import { AcpFs as FullAcpFs } from '../npm/wasm/full-node.mjs';
 import { MapStorage } from '../tests/node/harness.mjs';
+import { freshProcesses } from './results.mjs';
 
 const ROUNDS = Number(process.argv.find((a) => a.startsWith('--rounds='))?.slice(9) ?? 7);
 const LINES = Array.from({ length: 400 }, (_, i) => `line ${i} of a source file, long enough to be typical`);
@@ -51,10 +51,8 @@ if (first) {
   console.log(JSON.stringify({ first: await staleWrite(Fs), second: await staleWrite(Fs) }));
 } else {
   const self = fileURLToPath(import.meta.url);
-  const freshRuns = (which) =>
-    Array.from({ length: ROUNDS }, () => JSON.parse(execFileSync(process.execPath, [self, `--first=${which}`], { encoding: 'utf8' })));
-  const fresh = freshRuns('fs');
-  const freshFull = freshRuns('full');
+  const fresh = freshProcesses(self, 'fs', ROUNDS);
+  const freshFull = freshProcesses(self, 'full', ROUNDS);
   const warm = async (Fs, user) => {
     for (let i = 0; i < 20; i++) await staleWrite(Fs, user);
     const times = [];
