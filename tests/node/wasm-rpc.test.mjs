@@ -73,6 +73,23 @@ describe('the JSON-RPC module', () => {
     assert.deepEqual(lite, full);
   });
 
+  test('a raw 2.0 is echoed as line 2 in the audit event, from both modules (semantics.md §7)', async () => {
+    for (const Fs of [AcpFs, FullAcpFs]) {
+      const events = [];
+      const fs = new Fs({ storage: storage(), roots: ['/p'], onAudit: (a) => events.push(a) });
+      await fs.handle('{"jsonrpc":"2.0","id":1,"method":"fs/read_text_file","params":{"sessionId":"s","path":"/p/a.txt","line":2.0,"limit":1e0}}');
+      await fs.readTextFile({ sessionId: 's', path: '/p/a.txt', line: 2, limit: 1 });
+      assert.deepEqual(
+        events.map((e) => [e.line, e.limit]),
+        [
+          [2, 1],
+          [2, 1],
+        ],
+        Fs === AcpFs ? 'fs/*' : 'full',
+      );
+    }
+  });
+
   test('a cancelled raw call is answered -32800 as the full module answers it', async () => {
     const cancelled = async (Fs) => {
       const s = storage();
