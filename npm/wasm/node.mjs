@@ -5,8 +5,7 @@ import { readFileSync } from 'node:fs';
 import { initSync as initWasmSync } from './pkg/acp_fs_wasm.js';
 import { markReady } from './lib/fs.mjs';
 import { wideText } from './lib/node-text.mjs';
-import { lazyMerge } from './lib/merge.mjs';
-import { lazyRpc } from './lib/rpc.mjs';
+import { lazyMerge, lazyRpc } from './lib/lazy-module.mjs';
 import * as rpcGlue from './pkg-rpc/acp_fs_wasm_rpc.js';
 
 const wasmFile = (path) => readFileSync(new URL(path, import.meta.url));

@@ -11,7 +11,7 @@ import '../../npm/wasm/node.mjs';
 import { binding } from '../../npm/wasm/lib/fs.mjs';
 import { binding as fullBinding } from '../../npm/wasm/lib/full.mjs';
 import '../../npm/wasm/full-node.mjs';
-import { lazyMerge } from '../../npm/wasm/lib/merge.mjs';
+import { lazyMerge } from '../../npm/wasm/lib/lazy-module.mjs';
 import { createAcpFs } from '../../npm/shared/index.mjs';
 import { MapStorage } from './harness.mjs';
 

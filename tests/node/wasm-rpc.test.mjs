@@ -15,7 +15,7 @@ import { binding } from '../../npm/wasm/lib/fs.mjs';
 import { binding as fullBinding } from '../../npm/wasm/lib/full.mjs';
 import * as rpcGlue from '../../npm/wasm/pkg-rpc/acp_fs_wasm_rpc.js';
 import { guardBinding } from '../../npm/wasm/lib/guard.mjs';
-import { lazyRpc } from '../../npm/wasm/lib/rpc.mjs';
+import { lazyRpc } from '../../npm/wasm/lib/lazy-module.mjs';
 import { createAcpFs } from '../../npm/shared/index.mjs';
 import { MapStorage } from './harness.mjs';
 

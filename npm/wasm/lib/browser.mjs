@@ -1,6 +1,5 @@
 // `init` and `initSync` of the browser entries, over one module's wasm-bindgen glue.
-import { lazyMerge } from './merge.mjs';
-import { lazyRpc } from './rpc.mjs';
+import { lazyMerge, lazyRpc } from './lazy-module.mjs';
 
 /**
  * `initWasm`/`initWasmSync`: the glue's default export and `initSync`; `markReady`: the API's.
@@ -12,21 +11,16 @@ import { lazyRpc } from './rpc.mjs';
  * `init`'s `{rpc}`, the first time a raw message comes.
  */
 export function browserInit(initWasm, initWasmSync, markReady, mergeGlue, rpcGlue) {
-  const merge = (input) =>
-    mergeGlue &&
-    lazyMerge(async () => {
-      const glue = await mergeGlue();
-      await glue.default(input === undefined ? undefined : { module_or_path: input });
-      return glue.merge;
-    });
-  const rpc = (input) =>
-    rpcGlue &&
-    lazyRpc(async () => {
-      const glue = await rpcGlue();
-      await glue.default(input === undefined ? undefined : { module_or_path: input });
-      return glue;
-    });
-  const modules = (options) => ({ merge: merge(options?.merge), rpc: rpc(options?.rpc) });
+  /** The glue `importGlue()` gives, its .wasm instantiated from `input` (or from beside it). */
+  const instantiated = (importGlue, input) => async () => {
+    const glue = await importGlue();
+    await glue.default(input === undefined ? undefined : { module_or_path: input });
+    return glue;
+  };
+  const modules = (options) => ({
+    merge: mergeGlue && lazyMerge(async () => (await instantiated(mergeGlue, options?.merge)()).merge),
+    rpc: rpcGlue && lazyRpc(instantiated(rpcGlue, options?.rpc)),
+  });
   let pending;
   return {
     init(input, options) {

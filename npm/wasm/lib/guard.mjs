@@ -488,14 +488,14 @@ export function guardBinding(raw) {
   let wideText;
   /** The merge module's `merge` (`ready`'s option), for a module built without the merge. */
   let merge;
-  /** The JSON-RPC module (`ready`'s option, lib/rpc.mjs), for a module that reads no JSON text. */
+  /** The JSON-RPC module (`ready`'s option, lib/lazy-module.mjs), for a module that reads no JSON text. */
   let rpc;
   /** Whether the module reads raw messages itself (the full module), or leaves them to `rpc`. */
   const readsJson = typeof raw.Engine?.prototype?.dispatch === 'function';
 
   /**
    * `call(exports)` of the JSON-RPC module. Never inside `guard`: a trap there is that module's
-   * (lib/rpc.mjs keeps it from being entered again), not the engine's. It must be loaded already
+   * (lib/lazy-module.mjs keeps it from being entered again), not the engine's. It must be loaded already
    * where it cannot be at once: `binding.rpcReady()` loads it, and `AcpFs.handle` and MCP
    * handlers wait for that first.
    */
@@ -979,8 +979,8 @@ export function guardBinding(raw) {
      * `wideText(units)`: a `Uint16Array` of UTF-16 code units as a string, where the host has a
      * decoder for them much faster than its UTF-8 one (Node's `Buffer`; see the `WIDE` text of
      * bindings-wasm/src/outbox.rs). `merge(base, current, ours)`: the merge module's merge, a
-     * promise of the text or of `null` (lib/merge.mjs), for a module built without it. `rpc`:
-     * the JSON-RPC module's loader (lib/rpc.mjs), for a module that reads no JSON text.
+     * promise of the text or of `null` (lib/lazy-module.mjs), for a module built without it. `rpc`:
+     * the JSON-RPC module's loader (lib/lazy-module.mjs), for a module that reads no JSON text.
      */
     ready(exports, { wideText: decoder, merge: merger, rpc: reader } = {}) {
       if (typeof decoder === 'function') wideText = decoder;
