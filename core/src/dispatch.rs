@@ -100,14 +100,16 @@ pub fn respond(id: &str, result: Result<Value, AcpFsError>) -> String {
 pub(crate) fn reply(id: &str, result: Result<&Value, &AcpFsError>) -> String {
     match result {
         Ok(value) => respond_result(id, value),
-        Err(e) => {
-            // Through `serde_json::to_string`, the writer replies use, not `Value`'s `Display`,
-            // which brought two more copies of the serializer (compact and pretty) into the
-            // fs/* wasm module.
-            let error = serde_json::to_string(&JsonRpcError::of(e)).expect("an error serializes");
-            format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{error}}}")
-        }
+        Err(e) => error_reply(id, &JsonRpcError::of(e)),
     }
+}
+
+/// A reply with this error.
+fn error_reply(id: &str, error: &JsonRpcError) -> String {
+    // Through `serde_json::to_string`, the writer replies use, not `Value`'s `Display`, which
+    // brought two more copies of the serializer (compact and pretty) into the fs/* wasm module.
+    let error = serde_json::to_string(error).expect("an error serializes");
+    format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{error}}}")
 }
 
 /// The JSON-RPC response for a request whose outcome a binding holds as JSON, in
@@ -133,9 +135,7 @@ pub fn respond_json(id: &str, outcome: &Value) -> String {
     let message = error.and_then(|e| e.get("message")).and_then(Value::as_str);
     match (error, code, message, outcome.get("result")) {
         (Some(e), Some(code), Some(message), _) => {
-            let error = JsonRpcError::new(code, message, e.get("data").unwrap_or(&Value::Null));
-            let error = serde_json::to_string(&error).expect("an error serializes");
-            format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{error}}}")
+            error_reply(id, &JsonRpcError::new(code, message, e.get("data").unwrap_or(&Value::Null)))
         }
         (None, _, _, Some(result)) => respond_result(id, result),
         // Neither a result nor an error as a binding's outcome holds one: its bug, answered so.
@@ -270,12 +270,16 @@ impl Parsed {
     /// "reply", reply}` and `{kind: "cancel", id}` as [`crate::host::HostDispatch`] has them, and
     /// `{kind: "call", id, method, params}`, the params as [`CheckedParams::to_json`] writes them.
     pub fn to_json(&self) -> Value {
-        match self {
-            Parsed::NotMine => json!({"kind": "notMine"}),
-            Parsed::Reply(reply) => json!({"kind": "reply", "reply": reply}),
-            Parsed::Cancel(id) => json!({"kind": "cancel", "id": id}),
-            Parsed::Call(c) => json!({"kind": "call", "id": c.id, "method": c.method, "params": c.params.to_json()}),
-        }
+        use crate::host::HostDispatch;
+        let dispatch = match self {
+            Parsed::Call(c) => {
+                return json!({"kind": "call", "id": c.id, "method": c.method, "params": c.params.to_json()})
+            }
+            Parsed::NotMine => HostDispatch::NotMine,
+            Parsed::Reply(reply) => HostDispatch::Reply { reply: reply.clone() },
+            Parsed::Cancel(id) => HostDispatch::Cancel { id: id.clone() },
+        };
+        serde_json::to_value(dispatch).expect("a dispatch serializes")
     }
 }
 

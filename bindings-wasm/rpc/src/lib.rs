@@ -43,12 +43,13 @@ pub fn respond(id: &str, outcome: &str) -> String {
     acp_fs::respond_json(id, &outcome)
 }
 
-/// The reply a module without the MCP tools gives an MCP message for `sessionId`'s server, if
-/// any ([`acp_fs::host::mcp_not_built`]).
+/// What a module without the MCP tools makes of an MCP message for `sessionId`'s server, as
+/// JSON text of the dispatch ([`acp_fs::host::mcp_not_built`]).
 #[wasm_bindgen(js_name = refuseMcp)]
-pub fn refuse_mcp(session_id: JsValue, message: JsValue) -> Result<Option<String>, JsValue> {
+pub fn refuse_mcp(session_id: JsValue, message: JsValue) -> Result<String, JsValue> {
     text(session_id)?;
-    Ok(acp_fs::host::mcp_not_built(&text(message)?))
+    let dispatch = acp_fs::host::mcp_not_built(&text(message)?);
+    Ok(json(&serde_json::to_value(dispatch).expect("a dispatch serializes")))
 }
 
 /// talc, as in the fs/* module: smaller than Rust's default dlmalloc. One thread, no lock.
@@ -62,8 +63,12 @@ mod tests {
 
     #[test]
     fn checks_params_and_answers_as_the_engine() {
-        assert_eq!(check_params(r#"{"path":"/a","line":2}"#), r#"{"params":{"path":"/a","line":2.0}}"#);
-        assert_eq!(check_params("{oops"), r#"{"refused":{"field":"params","reason":"is not valid JSON"}}"#);
+        // What the engine reads of them (semantics.md §8): the path as sent, line 2.
+        let read: serde_json::Value = serde_json::from_str(&check_params(r#"{"path":"/a","line":2}"#)).unwrap();
+        assert_eq!((read["params"]["path"].as_str(), read["params"]["line"].as_f64()), (Some("/a"), Some(2.0)));
+        // Not JSON: -32602 naming `params` (semantics.md §8.1).
+        let refused: serde_json::Value = serde_json::from_str(&check_params("{oops")).unwrap();
+        assert_eq!(refused["refused"]["field"], "params");
         let reply = respond("3", r#"{"result":{"content":"x"},"change":null}"#);
         assert_eq!(reply, r#"{"jsonrpc":"2.0","id":3,"result":{"content":"x"}}"#);
     }

@@ -205,24 +205,26 @@ impl HostEngine {
     #[cfg(not(feature = "mcp"))]
     #[must_use = "a reply must be sent"]
     pub fn mcp_dispatch(&self, _session_id: &str, message: &str) -> (HostDispatch, Option<HostOperation>) {
-        match mcp_not_built(message) {
-            Some(reply) => (HostDispatch::Reply { reply }, None),
-            None => (HostDispatch::NotMine, None),
-        }
+        (mcp_not_built(message), None)
     }
 }
 
-/// What a build without feature `mcp` answers an MCP message with: a request gets the error
-/// naming the missing MCP tools (after the envelope checks); anything else, nothing.
+/// What a build without feature `mcp` makes of an MCP message: a request is answered with the
+/// error naming the missing MCP tools (after the envelope checks); anything else is not its.
 /// `@acp-fs/wasm`'s JSON-RPC module answers so for its fs/* module.
 ///
 /// ```
-/// let reply = acp_fs::host::mcp_not_built(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#).unwrap();
+/// use acp_fs::host::{mcp_not_built, HostDispatch};
+/// let HostDispatch::Reply { reply } = mcp_not_built(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#) else { panic!() };
 /// assert!(reply.starts_with(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601"#));
-/// assert_eq!(acp_fs::host::mcp_not_built(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#), None);
+/// let note = mcp_not_built(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+/// assert!(matches!(note, HostDispatch::NotMine));
 /// ```
-pub fn mcp_not_built(message: &str) -> Option<String> {
-    crate::dispatch::refuse_request(message, |_| AcpFsError::not_built(MCP_TOOLS))
+pub fn mcp_not_built(message: &str) -> HostDispatch {
+    match crate::dispatch::refuse_request(message, |_| AcpFsError::not_built(MCP_TOOLS)) {
+        Some(reply) => HostDispatch::Reply { reply },
+        None => HostDispatch::NotMine,
+    }
 }
 
 /// The part a build without feature `mcp` lacks, as its errors name it.

@@ -896,8 +896,7 @@ export function guardBinding(raw) {
     mcpDispatch(sessionId, message) {
       if (readsJson) return guard(() => dispatched(this.#raw, this.#raw.mcpDispatch(sessionId, message)), throwInternal);
       // No MCP tools here: a request is answered with the error naming them.
-      const reply = viaRpc((m) => m.refuseMcp(sessionId, message));
-      return reply === undefined ? { kind: 'notMine' } : { kind: 'reply', reply };
+      return JSON.parse(viaRpc((m) => m.refuseMcp(sessionId, message)));
     }
 
     /** Frees the wasm memory now instead of at garbage collection. */
