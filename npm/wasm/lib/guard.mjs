@@ -509,6 +509,16 @@ export function guardBinding(raw) {
    *  JSON-RPC module (`CheckedParams`' JSON). Called outside `guard`. */
   const paramsText = (text) => (readsJson ? text : JSON.parse(viaRpc((m) => m.checkParams(text))));
 
+  /** A deferred `startJson`'s text read by `paramsText` (`checked`), or `why` it could not be:
+   *  the request then ends with that, as after a trap. */
+  function readText(text) {
+    try {
+      return { checked: paramsText(text) };
+    } catch (e) {
+      return { why: `the JSON-RPC module could not read the params (${e.message})` };
+    }
+  }
+
   /** A request started with `paramsText`'s params (inside `guard`). */
   function startText(rawEngine, method, params) {
     if (readsJson) return rawEngine.startJson(method, params);
@@ -636,7 +646,8 @@ export function guardBinding(raw) {
      *  outcomes get their reply from the JSON-RPC module. */
     #replyTo;
 
-    constructor(rawEngine, id, method, params, pending, unstarted, replyTo) {
+    /** `pending`, `unstarted`, `replyTo`: the fields above, for the operations that have them. */
+    constructor(rawEngine, id, method, params, { pending, unstarted, replyTo } = {}) {
       this.#raw = rawEngine;
       this.#id = id;
       this.#method = method;
@@ -683,12 +694,8 @@ export function guardBinding(raw) {
       const params = this.#unstarted;
       this.#unstarted = undefined;
       const text = typeof params === 'string';
-      let checked;
-      try {
-        if (text) checked = paramsText(params);
-      } catch (e) {
-        return { done: this.#end(`the JSON-RPC module could not read the params (${e.message})`) };
-      }
+      const { checked, why } = text ? readText(params) : {};
+      if (why !== undefined) return { done: this.#end(why) };
       return guard(
         () => {
           const wide = wideText !== undefined;
@@ -709,11 +716,9 @@ export function guardBinding(raw) {
       if (this.#unstarted === undefined) return;
       const params = this.#unstarted;
       this.#unstarted = undefined;
-      let checked;
-      try {
-        if (typeof params === 'string') checked = paramsText(params);
-      } catch (e) {
-        this.#pending = `the JSON-RPC module could not read the params (${e.message})`;
+      const { checked, why } = typeof params === 'string' ? readText(params) : {};
+      if (why !== undefined) {
+        this.#pending = why;
         return;
       }
       const id = guard(
@@ -792,7 +797,7 @@ export function guardBinding(raw) {
    *  an object; `replyTo`: its raw id, where the JSON-RPC module writes its reply. */
   function dispatched(rawEngine, op, replyTo) {
     const d = taken();
-    if (op !== undefined) d.operation = new Operation(rawEngine, op, d.method, undefined, undefined, undefined, replyTo);
+    if (op !== undefined) d.operation = new Operation(rawEngine, op, d.method, undefined, { replyTo });
     return d;
   }
 
@@ -850,7 +855,7 @@ export function guardBinding(raw) {
       // is asked now, as it may be no fs method at all (then there is no operation).
       const fsMethod = method === info.readMethod || method === info.writeMethod;
       if (fsMethod && typeof params === 'string') {
-        return new Operation(this.#raw, null, method, paramsOf(params), undefined, params);
+        return new Operation(this.#raw, null, method, paramsOf(params), { unstarted: params });
       }
       // A module that reads no JSON text has no other method to start.
       if (!readsJson && !fsMethod) return null;
@@ -866,7 +871,7 @@ export function guardBinding(raw) {
      */
     startFlat(method, params) {
       if (method === info.readMethod || method === info.writeMethod) {
-        return new Operation(this.#raw, null, method, params, undefined, params);
+        return new Operation(this.#raw, null, method, params, { unstarted: params });
       }
       return this.startJson(method, JSON.stringify(params));
     }
@@ -878,7 +883,7 @@ export function guardBinding(raw) {
         trapped = message;
         return null;
       });
-      if (trapped !== undefined) return new Operation(this.#raw, null, method, params, trapped);
+      if (trapped !== undefined) return new Operation(this.#raw, null, method, params, { pending: trapped });
       return op === undefined ? null : new Operation(this.#raw, op, method, params);
     }
 
