@@ -418,6 +418,9 @@ fn ascii_run(text: &[u8], out: &mut [u16]) -> usize {
     at
 }
 
+// The module's allocator; natively, only its tests.
+#[cfg(any(test, all(target_family = "wasm", not(target_feature = "atomics"))))]
+mod alloc;
 mod inbox;
 mod outbox;
 
@@ -479,8 +482,10 @@ pub fn take_panic_message() -> Option<String> {
 }
 
 /// talc rather than Rust's default dlmalloc: 2.4 KB less of the gzipped fs/* module, and built at
-/// opt-level 3 there (the `wasm-fs` profile) a small read a little faster. The module has one
-/// thread (no `atomics`): the allocator takes no lock.
+/// opt-level 3 there (the `wasm-fs` profile) a small read a little faster; small blocks come
+/// from free lists in front of it ([`alloc`]). The module has one thread (no `atomics`): the
+/// allocator takes no lock.
 #[cfg(all(not(target_feature = "atomics"), target_family = "wasm"))]
 #[global_allocator]
-static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+static ALLOCATOR: alloc::SmallBlocks<talc::wasm::WasmDynamicTalc> =
+    alloc::SmallBlocks::new(talc::wasm::new_wasm_dynamic_allocator());

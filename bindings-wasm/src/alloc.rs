@@ -1,0 +1,241 @@
+//! The module's allocator: a free list for each small block size, in front of a general
+//! allocator (talc in the module, [`lib.rs`](super)).
+//!
+//! Why: a whole 4 KB read makes about twenty allocations, nearly all of a few dozen bytes (its
+//! strings, boxes and small vectors), and frees them when it ends. talc finds and splits a free
+//! chunk for each and merges it back when freed: 5.6% of a read's time in Chromium's profile.
+//! Here a block of a size seen before is the head of its list: a load and a store each way.
+//! `bench/wasm-ab.mjs --chromium --both` against the build without it: see
+//! docs/benchmarks.md ("fifteenth pass").
+//!
+//! Sizes are rounded up to a multiple of [`GRAIN`], up to [`LARGEST`]; larger blocks, and
+//! alignments above [`GRAIN`], go to the general allocator as they are. A list keeps at most
+//! [`LIST_BYTES`] of freed blocks and gives the rest back, so at most 128 KiB stays held here
+//! for sizes the module stops using; nothing is ever handed out twice.
+//!
+//! Not thread-safe: `Sync` only where the module has one thread (wasm without `atomics`).
+
+use std::alloc::{GlobalAlloc, Layout};
+use std::cell::UnsafeCell;
+use std::ptr;
+
+/// Block sizes are multiples of this, and blocks are aligned to it.
+const GRAIN: usize = 16;
+/// The largest block a list keeps.
+const LARGEST: usize = 512;
+const CLASSES: usize = LARGEST / GRAIN;
+/// Bytes of freed blocks a list keeps before it gives blocks back.
+const LIST_BYTES: usize = 4096;
+
+/// A general allocator with a free list for each small size in front of it.
+pub struct SmallBlocks<A> {
+    general: A,
+    lists: UnsafeCell<[List; CLASSES]>,
+}
+
+/// Freed blocks of one size, linked through their first word.
+#[derive(Clone, Copy)]
+struct List {
+    head: *mut u8,
+    bytes: usize,
+}
+
+// One thread: no two calls ever run at once (the module is built without `atomics`).
+#[cfg(all(target_family = "wasm", not(target_feature = "atomics")))]
+unsafe impl<A: Sync> Sync for SmallBlocks<A> {}
+
+impl<A> SmallBlocks<A> {
+    pub const fn new(general: A) -> SmallBlocks<A> {
+        SmallBlocks { general, lists: UnsafeCell::new([List { head: ptr::null_mut(), bytes: 0 }; CLASSES]) }
+    }
+
+    /// The list for blocks of `layout`, if they are small.
+    #[inline]
+    fn class(layout: Layout) -> Option<usize> {
+        let size = layout.size();
+        (size > 0 && size <= LARGEST && layout.align() <= GRAIN).then(|| (size - 1) / GRAIN)
+    }
+
+    /// The layout the general allocator gives a block of list `class` with.
+    #[inline]
+    fn block(class: usize) -> Layout {
+        // Nonzero, a multiple of its power-of-two alignment, far below isize::MAX.
+        unsafe { Layout::from_size_align_unchecked((class + 1) * GRAIN, GRAIN) }
+    }
+
+    /// Bytes held in the lists (for the tests).
+    #[cfg(test)]
+    fn held(&self) -> usize {
+        unsafe { (*self.lists.get()).iter().map(|list| list.bytes).sum() }
+    }
+}
+
+unsafe impl<A: GlobalAlloc> GlobalAlloc for SmallBlocks<A> {
+    #[inline]
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let Some(class) = Self::class(layout) else { return self.general.alloc(layout) };
+        let list = &mut (*self.lists.get())[class];
+        if list.head.is_null() {
+            return self.general.alloc(Self::block(class));
+        }
+        let block = list.head;
+        // A freed block's first word links to the next (`dealloc`); blocks are GRAIN-aligned.
+        list.head = block.cast::<*mut u8>().read();
+        list.bytes -= Self::block(class).size();
+        block
+    }
+
+    #[inline]
+    unsafe fn dealloc(&self, block: *mut u8, layout: Layout) {
+        let Some(class) = Self::class(layout) else { return self.general.dealloc(block, layout) };
+        let list = &mut (*self.lists.get())[class];
+        let size = Self::block(class).size();
+        if list.bytes + size > LIST_BYTES {
+            return self.general.dealloc(block, Self::block(class));
+        }
+        block.cast::<*mut u8>().write(list.head);
+        list.head = block;
+        list.bytes += size;
+    }
+
+    unsafe fn realloc(&self, block: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // The caller guarantees this layout is valid.
+        let new = Layout::from_size_align_unchecked(new_size, layout.align());
+        match (Self::class(layout), Self::class(new)) {
+            (None, None) => self.general.realloc(block, layout, new_size),
+            (Some(old), Some(now)) if old == now => block,
+            _ => {
+                let moved = self.alloc(new);
+                if !moved.is_null() {
+                    ptr::copy_nonoverlapping(block, moved, layout.size().min(new_size));
+                    self.dealloc(block, layout);
+                }
+                moved
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::alloc::System;
+
+    fn layout(size: usize, align: usize) -> Layout {
+        Layout::from_size_align(size, align).unwrap()
+    }
+
+    #[test]
+    fn a_freed_small_block_is_the_next_of_its_size() {
+        let a = SmallBlocks::new(System);
+        unsafe {
+            let first = a.alloc(layout(24, 8));
+            a.dealloc(first, layout(24, 8));
+            // 17..=32 bytes share a list.
+            assert_eq!(a.alloc(layout(32, 4)), first);
+            let other = a.alloc(layout(33, 8));
+            assert_ne!(other, first);
+            a.dealloc(first, layout(32, 4));
+            a.dealloc(other, layout(33, 8));
+        }
+    }
+
+    #[test]
+    fn large_or_overaligned_blocks_are_not_kept() {
+        let a = SmallBlocks::new(System);
+        unsafe {
+            for l in [layout(LARGEST + 1, 8), layout(64, 32), layout(4096, 4096)] {
+                let block = a.alloc(l);
+                assert_eq!(block as usize % l.align(), 0);
+                a.dealloc(block, l);
+                assert_eq!(a.held(), 0);
+            }
+        }
+    }
+
+    #[test]
+    fn a_list_gives_back_what_is_over_its_bytes() {
+        let a = SmallBlocks::new(System);
+        let l = layout(16, 8);
+        unsafe {
+            let blocks: Vec<_> = (0..1000).map(|_| a.alloc(l)).collect();
+            for &b in &blocks {
+                a.dealloc(b, l);
+            }
+            assert_eq!(a.held(), LIST_BYTES);
+            // What the list kept is handed out again, then new blocks.
+            let again: Vec<_> = (0..1000).map(|_| a.alloc(l)).collect();
+            assert_eq!(a.held(), 0);
+            for b in again {
+                a.dealloc(b, l);
+            }
+        }
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Alloc(usize, u32),
+        Free(usize),
+        Realloc(usize, usize),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        // Sizes around the lists' edges (16, 512) and beyond; alignments 1..=32.
+        let size = prop_oneof![1usize..40, 490usize..540, 1usize..2000];
+        prop_oneof![
+            (size.clone(), 0u32..6).prop_map(|(s, a)| Op::Alloc(s, a)),
+            any::<usize>().prop_map(Op::Free),
+            (any::<usize>(), size).prop_map(|(i, s)| Op::Realloc(i, s)),
+        ]
+    }
+
+    proptest! {
+        /// Live blocks never overlap, keep their alignment, and keep their bytes through a
+        /// realloc (up to the smaller size), whatever the order of calls.
+        #[test]
+        fn live_blocks_stay_apart_aligned_and_intact(ops in proptest::collection::vec(op(), 1..300)) {
+            let a = SmallBlocks::new(System);
+            // (block, layout, fill byte)
+            let mut live: Vec<(*mut u8, Layout, u8)> = Vec::new();
+            let fill = |b: *mut u8, n: usize, v: u8| unsafe { ptr::write_bytes(b, v, n) };
+            let intact = |b: *mut u8, n: usize, v: u8| unsafe { std::slice::from_raw_parts(b, n).iter().all(|&x| x == v) };
+            for (step, op) in ops.into_iter().enumerate() {
+                let v = step as u8;
+                match op {
+                    Op::Alloc(size, align) => {
+                        let l = layout(size, 1 << align);
+                        let b = unsafe { a.alloc(l) };
+                        prop_assert!(!b.is_null());
+                        prop_assert_eq!(b as usize % l.align(), 0);
+                        fill(b, size, v);
+                        live.push((b, l, v));
+                    }
+                    Op::Free(i) if !live.is_empty() => {
+                        let (b, l, v) = live.swap_remove(i % live.len());
+                        prop_assert!(intact(b, l.size(), v));
+                        unsafe { a.dealloc(b, l) };
+                    }
+                    Op::Realloc(i, size) if !live.is_empty() => {
+                        let i = i % live.len();
+                        let (b, l, old) = live[i];
+                        let moved = unsafe { a.realloc(b, l, size) };
+                        prop_assert!(!moved.is_null());
+                        prop_assert_eq!(moved as usize % l.align(), 0);
+                        prop_assert!(intact(moved, l.size().min(size), old));
+                        fill(moved, size, v);
+                        live[i] = (moved, layout(size, l.align()), v);
+                    }
+                    _ => {}
+                }
+                let mut spans: Vec<_> = live.iter().map(|&(b, l, _)| (b as usize, b as usize + l.size())).collect();
+                spans.sort_unstable();
+                prop_assert!(spans.windows(2).all(|w| w[0].1 <= w[1].0), "blocks overlap");
+            }
+            for (b, l, v) in live {
+                prop_assert!(intact(b, l.size(), v));
+                unsafe { a.dealloc(b, l) };
+            }
+        }
+    }
+}
