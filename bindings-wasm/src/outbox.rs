@@ -13,8 +13,8 @@
 //! Layout (little-endian `u32`s): a value is a tag byte, then
 //! - [`NULL`], [`FALSE`], [`TRUE`]: nothing;
 //! - [`NUMBER`]: an `f64` (every integer becomes a JS number, as `JSON.parse` makes it);
-//! - [`ASCII`], [`TEXT`] (UTF-8 with non-ASCII characters), [`BYTES`] (a `Uint8Array` copy):
-//!   the length, then the bytes;
+//! - [`ASCII`], [`TEXT`] (UTF-8: non-ASCII characters, or long text where the guard has no
+//!   UTF-16 decoder), [`BYTES`] (a `Uint8Array` copy): the length, then the bytes;
 //! - [`NAME`]: the address and length of a `&'static str` (a member or variant name);
 //! - [`WIDE`]: the offset and length, in UTF-16 units, of text in the units buffer (see
 //!   [`super::utf16_into`]; only when the guard has a UTF-16 decoder);
@@ -47,6 +47,12 @@ pub const OPEN: u8 = 17;
 /// The most text that crosses as UTF-16: above it the wasm memory would keep twice the text's
 /// size for the rest of the instance's life, for a gain that the decode no longer dominates.
 const WIDE_MAX: usize = 1 << 20;
+
+/// Without a UTF-16 decoder, longer text is [`TEXT`] even when it is all ASCII. The guard makes
+/// short ASCII strings itself and decodes long ones as UTF-8 all the same, so telling it would
+/// only cost a pass over the text: for a read's content, the whole file (a 4 KB ASCII file
+/// about 0.2 µs in Chromium).
+const ASCII_TOLD_MAX: usize = 64;
 
 struct Outbox {
     /// Address and length of the value's layout, and of the units buffer.
@@ -164,7 +170,7 @@ impl<'a> Encoder<'a> {
 
     #[inline(never)]
     fn text(&mut self, text: &str) -> Done {
-        if text.is_ascii() {
+        if (self.wide || text.len() <= ASCII_TOLD_MAX) && text.is_ascii() {
             self.tag(ASCII);
         } else if self.wide && text.len() <= WIDE_MAX {
             // A JS string is UTF-16, and Node makes one of UTF-8 with non-ASCII characters about
