@@ -13,8 +13,9 @@
 //! Layout (little-endian `u32`s): a value is a tag byte, then
 //! - [`NULL`], [`FALSE`], [`TRUE`]: nothing;
 //! - [`NUMBER`]: an `f64` (every integer becomes a JS number, as `JSON.parse` makes it);
-//! - [`ASCII`], [`TEXT`] (UTF-8: non-ASCII characters, or long text where the guard has no
-//!   UTF-16 decoder), [`BYTES`] (a `Uint8Array` copy): the length, then the bytes;
+//! - [`ASCII`], [`TEXT`] (UTF-8: text with non-ASCII characters, or longer than
+//!   [`ASCII_TOLD_MAX`] and not crossing as UTF-16), [`BYTES`] (a `Uint8Array` copy): the
+//!   length, then the bytes;
 //! - [`NAME`]: the address and length of a `&'static str` (a member or variant name);
 //! - [`WIDE`]: the offset and length, in UTF-16 units, of text in the units buffer (see
 //!   [`super::utf16_into`]; only when the guard has a UTF-16 decoder);
@@ -48,10 +49,13 @@ pub const OPEN: u8 = 17;
 /// size for the rest of the instance's life, for a gain that the decode no longer dominates.
 const WIDE_MAX: usize = 1 << 20;
 
-/// Without a UTF-16 decoder, longer text is [`TEXT`] even when it is all ASCII. The guard makes
-/// short ASCII strings itself and decodes long ones as UTF-8 all the same, so telling it would
-/// only cost a pass over the text: for a read's content, the whole file when it is ASCII.
-const ASCII_TOLD_MAX: usize = 64;
+/// Text longer than this is [`TEXT`] even when it is all ASCII, unless it is to cross as UTF-16
+/// (`wide`: a read's content, where the guard has a UTF-16 decoder). The guard makes ASCII
+/// strings up to its `SHORT` (npm/wasm/lib/guard.mjs) byte by byte and decodes longer ones as
+/// UTF-8 like any text, so telling it would only cost a pass over the text: for a read's
+/// content, the whole file when it is ASCII. The value is the guard's `SHORT`; were they to
+/// differ, only speed would change, not a value the guard reads.
+const ASCII_TOLD_MAX: usize = 32;
 
 struct Outbox {
     /// Address and length of the value's layout, and of the units buffer.

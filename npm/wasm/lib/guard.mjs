@@ -36,7 +36,11 @@ const [NULL, FALSE, TRUE, NUMBER, ASCII, TEXT, NAME, WIDE, BYTES, ARRAY, OBJECT,
 /** The inbox's own tags (bindings-wasm/src/inbox.rs, which describes its layout). */
 const [LONE, NOT_JSON, DEEP, UINT, INT] = [11, 12, 13, 14, 15];
 
-/** ASCII text up to this long is made here, byte by byte: a `TextDecoder` call costs more. */
+/**
+ * ASCII text up to this long is made here, byte by byte: a `TextDecoder` call costs more. The
+ * module tags longer ASCII text as UTF-8 (`ASCII_TOLD_MAX` in bindings-wasm/src/outbox.rs, the
+ * same number), which is decoded the same way.
+ */
 const SHORT = 32;
 
 /**
