@@ -17,6 +17,8 @@
 // mid-update, so the instance is disabled rather than trusted with anyone's files: every later
 // call reports the trap without entering it.
 
+import { isWellFormed } from '../shared/surrogates.mjs';
+
 export const isTrap = (e) => e instanceof WebAssembly.RuntimeError || e instanceof RangeError;
 
 const str = (v) => (typeof v === 'string' ? v : null);
@@ -51,9 +53,6 @@ const DEEPEST = 256;
 
 /** What `answerWriter` cannot write itself, which goes through `JSON.stringify` instead. */
 const ODD = Symbol('odd');
-
-const wellFormed =
-  typeof String.prototype.isWellFormed === 'function' ? (s) => s.isWellFormed() : (s) => !/\p{Cs}/u.test(s);
 
 /**
  * The writer of an io's answer into the module's inbox (bindings-wasm/src/inbox.rs, which
@@ -119,7 +118,7 @@ function answerWriter(memory, room) {
       }
     }
     if (n < s.length) {
-      if (!lenient && !wellFormed(s)) {
+      if (!lenient && !isWellFormed(s)) {
         need(1);
         heap[base + at++] = LONE;
         return;
