@@ -14,7 +14,6 @@ import { describe, test } from 'node:test';
 import { Volume } from 'memfs';
 import * as wasmPkg from '../../npm/wasm/full-node.mjs';
 import { binding as wasmBinding } from '../../npm/wasm/lib/full.mjs';
-import { isWellFormed, wellFormedUnits } from '../../npm/shared/surrogates.mjs';
 import { subset } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -382,34 +381,6 @@ describe('parity: params JSON cannot carry (§8.1)', { skip }, () => {
     assert.deepEqual(got, [
       { op: 'read', sessionId: 's1', path: '/project/src/main.rs', line: 2, limit: 1, bytes: 0, outcome: 'error', errorKind: 'invalid_params' },
     ]);
-  });
-
-  test('the driver’s fallback for runtimes without isWellFormed agrees with the built-in', () => {
-    const units = ['a', '\uD800', '\uDBFF', '\uDC00', '\uDFFF', '\uFFFD', 'é', '\uD83D\uDE00'];
-    let seed = 7;
-    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
-    for (let n = 0; n < 5000; n++) {
-      let text = '';
-      for (let len = next() % 8; len > 0; len--) text += units[next() % units.length];
-      assert.equal(wellFormedUnits(text, false), text.isWellFormed(), JSON.stringify(text));
-      assert.equal(wellFormedUnits(text, true), text.toWellFormed(), JSON.stringify(text));
-    }
-  });
-
-  test('the driver’s isWellFormed, which asks short text for a surrogate first, agrees with the built-in', () => {
-    const units = ['a', '\uD800', '\uDBFF', '\uDC00', '\uDFFF', '\uFFFD', 'é', '\uD83D\uDE00'];
-    let seed = 11;
-    // The high bits of the generator: its low ones repeat every few draws.
-    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) >>> 12;
-    // Either side of the short bound (64 units): a plain run with a few units put in anywhere.
-    for (const base of [0, 60, 70]) {
-      for (let n = 0; n < 2000; n++) {
-        const text = [...'x'.repeat(base)];
-        for (let k = next() % 4; k > 0; k--) text.splice(next() % (text.length + 1), 0, units[next() % units.length]);
-        const joined = text.join('');
-        assert.equal(isWellFormed(joined), joined.isWellFormed(), JSON.stringify(joined.slice(0, 40)));
-      }
-    }
   });
 
   test('host calls refuse text JSON cannot carry too', async () => {
