@@ -32,6 +32,9 @@ if [ ! -f "$wasm_pkg/acp_fs_wasm_bg.wasm" ]; then
 fi
 rm -rf "$pkg/wasm"
 mkdir -p "$pkg/wasm"
+# The guard imports the driver's helpers from @acp-fs/wasm's copy of npm/shared (made by
+# scripts/build-wasm.sh): refreshed here, so an edit of npm/shared is never bundled stale.
+cp npm/shared/*.mjs npm/wasm/shared/
 node_modules/.bin/esbuild "$pkg/src/wasm-fallback.mjs" --bundle --format=cjs --platform=node \
   --target=node20 --log-level=error --outfile="$pkg/wasm/engine.cjs"
 cp "$wasm_pkg/acp_fs_wasm_bg.wasm" "$pkg/wasm/"

@@ -10,10 +10,13 @@ const SHORT_TEXT = 64;
 /**
  * `String.prototype.isWellFormed` (ES2024), or the same test over the code units where it is
  * missing. Short text, which almost never holds a surrogate, is first asked whether it holds one
- * at all. Measured in Chromium 148: `isWellFormed` costs about 25 ns a call on short text; the
- * expression about 12 ns on text of characters up to U+00FF (whatever its length), but it scans
- * other text at about half a nanosecond a unit (a 256-unit text: 174 ns against 35). Params'
- * members are short text, four of them a read (docs/benchmarks.md, fifteenth pass).
+ * at all. Measured in Chromium 148, each call alone: `isWellFormed` costs 20-25 ns on short text;
+ * the expression about 12 ns on text of characters up to U+00FF whatever its length, and about
+ * 12 ns plus 0.6 ns a unit on other text (256 units: 174 ns against the built-in's 35). So on
+ * such other text the expression loses from about 20 units, by up to about 25 ns at this bound;
+ * the bound takes that for the common case, ids and paths of characters up to U+00FF, often
+ * longer than 20 units. `flatParams` makes six calls for `{sessionId, path, line, limit}`
+ * (docs/benchmarks.md, fifteenth pass).
  */
 export const isWellFormed =
   typeof String.prototype.isWellFormed === 'function'
