@@ -418,9 +418,6 @@ fn ascii_run(text: &[u8], out: &mut [u16]) -> usize {
     at
 }
 
-// The module's allocator; natively, only its tests.
-#[cfg(any(test, all(target_family = "wasm", not(target_feature = "atomics"))))]
-mod alloc;
 mod inbox;
 mod outbox;
 
@@ -481,11 +478,5 @@ pub fn take_panic_message() -> Option<String> {
     LAST_PANIC.with(|slot| slot.try_borrow_mut().ok().and_then(|mut slot| slot.take()))
 }
 
-/// talc rather than Rust's default dlmalloc: 2.4 KB less of the gzipped fs/* module, and built at
-/// opt-level 3 there (the `wasm-fs` profile) a small read a little faster; small blocks come
-/// from free lists in front of it ([`alloc`]). The module has one thread (no `atomics`): the
-/// allocator takes no lock.
-#[cfg(all(not(target_feature = "atomics"), target_family = "wasm"))]
-#[global_allocator]
-static ALLOCATOR: alloc::SmallBlocks<talc::wasm::WasmDynamicTalc> =
-    alloc::SmallBlocks::new(talc::wasm::new_wasm_dynamic_allocator());
+// The module's allocator: talc, with free lists for small blocks in front of it.
+use acp_fs_wasm_alloc as _;

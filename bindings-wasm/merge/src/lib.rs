@@ -17,10 +17,8 @@ pub fn merge(base: &str, current: &str, ours: &str) -> Option<String> {
     acp_fs::merge::merge(base, current, ours)
 }
 
-/// talc, as in the fs/* module: smaller than Rust's default dlmalloc. One thread, no lock.
-#[cfg(all(not(target_feature = "atomics"), target_family = "wasm"))]
-#[global_allocator]
-static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+// The modules' allocator (talc; without the fs/* module's free lists, which cost bytes).
+use acp_fs_wasm_alloc as _;
 
 #[cfg(test)]
 mod tests {

@@ -1,5 +1,5 @@
-//! The module's allocator: a free list for each small block size, in front of a general
-//! allocator (talc in the module, [`lib.rs`](super)).
+//! Free lists for small block sizes, in front of a general allocator (talc in the fs/* module,
+//! [`lib.rs`](super)).
 //!
 //! Why: a small read makes a few dozen allocations, nearly all small, and frees them all when it
 //! ends; talc searches, splits and merges its free chunks for each. Here a block of a size seen
